@@ -1,0 +1,59 @@
+"""codec: a bidirectional codec for LLM chat formats.
+
+Render OpenAI-style messages into the exact prompt a model's own chat template produces, and
+parse what the model writes back into reasoning, content and typed tool calls — whole or
+streamed::
+
+    import codec
+
+    glm = codec.load("glm")
+    prompt = glm.render(messages, tools=tools)
+    reply = glm.parse(completion, tools=tools)
+"""
+
+from __future__ import annotations
+
+from codec.errors import CodecError, ParseError, RenderError, UnknownFormatError
+from codec.events import (
+    ContentDelta,
+    Event,
+    ReasoningDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    openai_delta,
+)
+from codec.models import (
+    AssistantMessage,
+    Conversation,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+from codec.registry import formats
+
+__all__ = [
+    "AssistantMessage",
+    "Codec",
+    "CodecError",
+    "ContentDelta",
+    "Conversation",
+    "Event",
+    "ParseError",
+    "ReasoningDelta",
+    "RenderError",
+    "SystemMessage",
+    "ToolCall",
+    "ToolCallDelta",
+    "ToolCallEnd",
+    "ToolCallStart",
+    "ToolMessage",
+    "UnknownFormatError",
+    "UserMessage",
+    "formats",
+    "load",
+    "openai_delta",
+]
+
+from codec.codec import Codec, load  # noqa: E402 - after the names it builds on

@@ -1,0 +1,124 @@
+"""``Codec``: one format's renderer and parser behind the public API, and ``load``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from codec import registry
+from codec._resources import read_text
+from codec.models import AssistantMessage
+from codec.registry import FormatSpec
+from codec.render import Renderer
+from codec.stream import StreamParser
+
+Tools = Sequence[Mapping[str, Any]] | None
+
+
+class Codec:
+    """A chat format: render prompts with its template, parse completions with its grammar.
+
+    Get one with ``codec.load(name)``. A ``Codec`` holds no per-conversation state; it is safe
+    to share between threads and requests.
+    """
+
+    def __init__(self, spec: FormatSpec, template: str | None = None) -> None:
+        self.spec = spec
+        trusted = template is None
+        source = read_text("templates", spec.template) if trusted else template
+        self._renderer = Renderer(spec, source or "", trusted=trusted)
+
+    @property
+    def name(self) -> str:
+        """The format's name (``"glm"``, ``"gemma4"``, ...)."""
+        return self.spec.name
+
+    @property
+    def options(self) -> frozenset[str]:
+        """The template variables this format accepts as ``**options``."""
+        return self._renderer.variables
+
+    def __repr__(self) -> str:
+        return f"codec.load({self.spec.name!r})"
+
+    def render(
+        self,
+        messages: Sequence[Any],
+        *,
+        tools: Tools = None,
+        add_generation_prompt: bool = True,
+        now: datetime | None = None,
+        allow_special_tokens: bool = False,
+        **options: Any,
+    ) -> str:
+        """The prompt the format's chat template produces for ``messages`` and ``tools``.
+
+        Byte-identical to transformers' ``apply_chat_template(..., tokenize=False)`` for the same
+        template variables. ``now`` fixes the date templates print (default: the clock).
+        ``options`` are the template's own variables; one it never reads is a ``RenderError``.
+        A special token inside message text is refused unless ``allow_special_tokens``.
+        """
+        return self._renderer.render(
+            messages,
+            tools=tools,
+            add_generation_prompt=add_generation_prompt,
+            now=now,
+            allow_special_tokens=allow_special_tokens,
+            options=options,
+        )
+
+    def stream(
+        self,
+        *,
+        tools: Tools = None,
+        strict: bool = False,
+        id_factory: Callable[[int], str] | None = None,
+        **options: Any,
+    ) -> StreamParser:
+        """A sans-IO parser for one completion: ``feed(chunk)`` / ``close()`` give events.
+
+        ``options`` are the ones given to ``render``: they say where the generation prompt left
+        the model (inside ``<think>``, after an empty thought channel, ...). ``id_factory(index)``
+        makes ids for formats whose calls carry none (default: random ``call_…`` ids).
+        """
+        self._renderer.check_options(options)
+        return StreamParser(
+            self.spec.grammar,
+            prompt=self._renderer.generation_prompt(options),
+            tools=list(tools or ()),
+            strict=strict,
+            id_factory=id_factory,
+        )
+
+    def parse(
+        self,
+        completion: str,
+        *,
+        tools: Tools = None,
+        strict: bool = False,
+        id_factory: Callable[[int], str] | None = None,
+        **options: Any,
+    ) -> AssistantMessage:
+        """The assistant message in ``completion``: exactly ``stream().feed(text)`` + ``close()``.
+
+        Lenient by default: known malformed output is repaired and anything else stays in
+        ``content``. ``strict=True`` raises ``ParseError`` at the first deviation.
+        """
+        parser = self.stream(tools=tools, strict=strict, id_factory=id_factory, **options)
+        parser.feed(completion)
+        parser.close()
+        return parser.message
+
+
+def load(name: str, *, template: str | Path | None = None) -> Codec:
+    """The ``Codec`` for a format name (``codec.formats()``) or a model id.
+
+    ``template`` pairs your own chat template (text, or a path to a ``.jinja`` file) with the
+    format's grammar; it always runs in Jinja's sandbox.
+    """
+    spec = registry.find(name)
+    if isinstance(template, Path):
+        template = template.read_text(encoding="utf-8")
+    return Codec(spec, template)

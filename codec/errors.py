@@ -1,0 +1,87 @@
+"""The error hierarchy, split by whose fault it is (as h11 does).
+
+``RenderError`` means the caller's input cannot be expressed in the format; ``ParseError`` means
+the model's output does not follow the format; ``UnknownFormatError`` means ``load()`` was given a
+name it does not know. All three are ``CodecError``, so one ``except`` catches everything the
+library raises on purpose.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from codec.models import AssistantMessage
+
+
+class CodecError(Exception):
+    """Base class of every error ``codec`` raises on purpose."""
+
+
+class RenderError(CodecError):
+    """The messages, tools or options given to ``render`` cannot be expressed in the format.
+
+    ``message_index`` and ``offset`` locate the problem inside the conversation when it has a
+    place (``offset`` counts characters in that message's text).
+    """
+
+    def __init__(
+        self, text: str, *, message_index: int | None = None, offset: int | None = None
+    ) -> None:
+        where = []
+        if message_index is not None:
+            where.append(f"message {message_index}")
+        if offset is not None:
+            where.append(f"offset {offset}")
+        super().__init__(f"{text} ({', '.join(where)})" if where else text)
+        self.message_index = message_index
+        self.offset = offset
+
+
+class ParseError(CodecError):
+    """The model's output does not follow the format (raised only with ``strict=True``).
+
+    ``offset`` counts characters from the start of the completion; ``line`` and ``column`` are
+    1-based. ``expected`` lists what the grammar allowed at that point, computed before the
+    offending piece was fed. ``partial`` is the message as parsed up to the deviation, so nothing
+    that arrived is lost even when parsing stops.
+    """
+
+    def __init__(
+        self,
+        code: str,
+        *,
+        offset: int,
+        line: int,
+        column: int,
+        found: str,
+        expected: tuple[str, ...],
+        partial: AssistantMessage | None = None,
+        detail: str = "",
+    ) -> None:
+        shown = ", ".join(expected) if expected else "nothing more"
+        text = f"{code} at line {line}, column {column} (offset {offset}): found {found!r}, expected {shown}"
+        super().__init__(f"{text}. {detail}" if detail else text)
+        self.code = code
+        self.offset = offset
+        self.line = line
+        self.column = column
+        self.found = found
+        self.expected = expected
+        self.partial = partial
+
+
+class UnknownFormatError(CodecError, LookupError):
+    """``load()`` was given a name that is neither a format nor a known model id."""
+
+    def __init__(self, name: str, close_matches: list[str], known: list[str]) -> None:
+        hint = f" Did you mean {', '.join(repr(m) for m in close_matches)}?" if close_matches else ""
+        super().__init__(f"unknown format {name!r}.{hint} Known formats: {', '.join(known)}.")
+        self.name = name
+        self.close_matches = close_matches
+
+
+def describe(value: Any, limit: int = 40) -> str:
+    """A short repr for error messages, so a 50 KB argument does not flood a traceback."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,104 @@
+"""Compiles a format's Lark grammar once and sorts its terminals into what the engine needs.
+
+The conventions every grammar in ``grammars/`` follows (written out in ``glm.lark``):
+
+- a literal terminal whose text starts with ``<`` or ``[`` is a **marker**, a special token of the
+  model's vocabulary, recognised anywhere in the text (a literal that is white space and then
+  such a token, like Gemma's ``"\n<channel|>"``, is a marker too: the newline belongs to it);
+- a ``%declare``'d terminal is **free text** running between markers;
+- every other terminal is a **pattern**, matched against the text only where the parser
+  accepts it (Gemma's call bodies);
+- ``BAD_*`` terminals and ``bad_*`` rules are malformed variants, accepted only leniently.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from lark import Lark
+from lark.lexer import PatternStr, TerminalDef
+
+from codec._resources import read_text
+
+COMPLETION_START = "assistant_turn"
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    """A pattern terminal: its compiled regex and Lark priority (ties go to the higher)."""
+
+    name: str
+    regex: re.Pattern[str]
+    priority: int
+    literal: str | None  # the text, for a literal terminal: a prefix of it is worth waiting for
+
+
+@dataclass(frozen=True)
+class CompiledGrammar:
+    """A grammar's parser and its terminals, sorted by kind."""
+
+    name: str
+    parser: Lark
+    markers: dict[str, str]  # marker text -> terminal name
+    free_text: frozenset[str]
+    patterns: dict[str, Pattern]
+    ignore: re.Pattern[str] | None
+
+    @property
+    def special_tokens(self) -> tuple[str, ...]:
+        """Every special token, longest first (markers with leading white space left out)."""
+        tokens = (marker for marker in self.markers if marker[:1] in _TOKEN_STARTS)
+        return tuple(sorted(tokens, key=len, reverse=True))
+
+    def display(self, terminal: str) -> str:
+        """How to show a terminal in an error: a marker's text, otherwise its name."""
+        for text, name in self.markers.items():
+            if name == terminal:
+                return text
+        return "end of output" if terminal == "$END" else terminal
+
+
+_TOKEN_STARTS = ("<", "[")
+
+
+def _is_marker(term: TerminalDef) -> bool:
+    return isinstance(term.pattern, PatternStr) and term.pattern.value.lstrip()[:1] in _TOKEN_STARTS
+
+
+def _pattern(term: TerminalDef) -> Pattern:
+    literal = term.pattern.value if isinstance(term.pattern, PatternStr) else None
+    return Pattern(term.name, re.compile(term.pattern.to_regexp()), term.priority, literal)
+
+
+@cache
+def compiled(grammar_file: str) -> CompiledGrammar:
+    """The compiled grammar for ``grammars/<grammar_file>``; built once per process."""
+    source = read_text("grammars", grammar_file)
+    parser = Lark(source, parser="lalr", start=[COMPLETION_START], lexer="basic")
+    declared = {name for name, (tree, _) in parser.grammar.term_defs if tree is None}
+    every_name = {name for name, _ in parser.grammar.term_defs} - declared
+    # compile() again keeping every terminal: the markers a completion never holds (image
+    # placeholders, system headers) still matter to the scanner and to render's injection check.
+    terminals, _, ignore_names = parser.grammar.compile([COMPLETION_START], every_name)
+    markers = {term.pattern.value: term.name for term in terminals if _is_marker(term)}
+    patterns = {
+        term.name: _pattern(term)
+        for term in terminals
+        if not _is_marker(term) and term.name not in ignore_names
+    }
+    ignore = [term.pattern.to_regexp() for term in terminals if term.name in ignore_names]
+    return CompiledGrammar(
+        name=grammar_file,
+        parser=parser,
+        markers=markers,
+        free_text=frozenset(declared),
+        patterns=patterns,
+        ignore=re.compile("|".join(ignore)) if ignore else None,
+    )
+
+
+def special_tokens(grammar_file: str) -> tuple[str, ...]:
+    """The special tokens (markers) of a grammar, longest first."""
+    return compiled(grammar_file).special_tokens

@@ -1,0 +1,146 @@
+"""Builds a tool call's arguments and, at the same time, the JSON text that streams out for them.
+
+Every format drives one ``ArgumentsEmitter``: GLM with raw key/value text, Gemma with the tokens
+of its value syntax, Solar with an incremental JSON tokenizer. Each method returns the fragment
+of JSON text it adds, and the emitter builds the Python value alongside, so by construction::
+
+    "".join(fragments) == json.dumps(emitter.value, ensure_ascii=False)
+
+which is ``ToolCall.arguments_json`` — the invariant that lets a streaming client concatenate
+``ToolCallDelta.arguments`` and get exactly what a whole parse gives. Strings stream one chunk at
+a time (escaped as ``json.dumps`` escapes them); everything else is emitted when complete.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def escape(text: str) -> str:
+    """``text`` escaped for the inside of a JSON string, exactly as ``json.dumps`` escapes it."""
+    return _ENCODE(text)[1:-1]
+
+
+class _Container:
+    """An open object or array, with what has been put into it."""
+
+    __slots__ = ("first", "key", "value")
+
+    def __init__(self, value: dict[str, Any] | list[Any]) -> None:
+        self.value = value
+        self.first = True
+        self.key: str | None = None
+
+
+class ArgumentsEmitter:
+    """The arguments object of one call, built and serialised member by member.
+
+    The top level is always an object; ``begin_object`` for it is implicit and ``finish`` closes
+    everything still open, so a call cut off mid-value still yields valid JSON for what arrived.
+    """
+
+    def __init__(self) -> None:
+        self.value: dict[str, Any] = {}
+        self._stack: list[_Container] = [_Container(self.value)]
+        self._string: list[str] | None = None
+        self._started = False
+
+    @property
+    def depth(self) -> int:
+        """How many containers are open (1 at the top level)."""
+        return len(self._stack)
+
+    @property
+    def in_string(self) -> bool:
+        """Whether a string value is being streamed."""
+        return self._string is not None
+
+    def has_key(self, key: str) -> bool:
+        """Whether the innermost open object already holds ``key`` (a duplicate cannot be
+        emitted: the JSON text and the dict would disagree)."""
+        top = self._stack[-1].value
+        return isinstance(top, dict) and key in top
+
+    def key(self, key: str) -> None:
+        """Name the next member of the innermost open object. Nothing is emitted until its value
+        starts, so a call cut off between a key and its value leaves valid JSON behind."""
+        self._stack[-1].key = key
+
+    def value_complete(self, value: Any) -> str:
+        """A whole value (scalar, or a nested object/array already built)."""
+        fragment = self._open() + self._item_prefix()
+        self._store(value)
+        return fragment + json.dumps(value, ensure_ascii=False)
+
+    def begin_string(self) -> str:
+        """Start a string value whose text will come in chunks."""
+        fragment = self._open() + self._item_prefix()
+        self._string = []
+        return fragment + '"'
+
+    def string_chunk(self, text: str) -> str:
+        """More text of the open string value."""
+        if self._string is None:
+            raise RuntimeError("string_chunk outside a string")  # engine bug, not input
+        self._string.append(text)
+        return escape(text)
+
+    def end_string(self) -> str:
+        """Close the open string value."""
+        if self._string is None:
+            raise RuntimeError("end_string outside a string")  # engine bug, not input
+        self._store("".join(self._string))
+        self._string = None
+        return '"'
+
+    def begin_container(self, container: dict[str, Any] | list[Any]) -> str:
+        """Open a nested object (``{}``) or array (``[]``) as the next value."""
+        fragment = self._open() + self._item_prefix()
+        self._store(container)
+        self._stack.append(_Container(container))
+        return fragment + ("{" if isinstance(container, dict) else "[")
+
+    def end_container(self) -> str:
+        """Close the innermost nested object or array (never the top level)."""
+        if len(self._stack) == 1:
+            return ""
+        closed = self._stack.pop()
+        return "}" if isinstance(closed.value, dict) else "]"
+
+    def finish(self) -> str:
+        """Close whatever is open, the top level last; the emitter is done."""
+        fragment = self._open()
+        if self._string is not None:
+            fragment += self.end_string()
+        while len(self._stack) > 1:
+            fragment += self.end_container()
+        return fragment + "}"
+
+    def _open(self) -> str:
+        if self._started:
+            return ""
+        self._started = True
+        return "{"
+
+    @staticmethod
+    def _separator(container: _Container) -> str:
+        if container.first:
+            container.first = False
+            return ""
+        return ", "
+
+    def _item_prefix(self) -> str:
+        top = self._stack[-1]
+        if isinstance(top.value, list):
+            return self._separator(top)
+        return self._separator(top) + _ENCODE(top.key if top.key is not None else "") + ": "
+
+    def _store(self, value: Any) -> None:
+        top = self._stack[-1]
+        if isinstance(top.value, list):
+            top.value.append(value)
+        else:
+            top.value[top.key if top.key is not None else ""] = value

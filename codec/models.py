@@ -1,0 +1,260 @@
+"""Messages, tool calls and conversations: frozen pydantic models with OpenAI wire forms.
+
+Each model accepts the OpenAI chat-completions dict for it and gives it back with
+``to_openai()``. The wire forms, literally::
+
+    {"role": "system", "content": "You are terse."}
+    {"role": "user", "content": [{"type": "text", "text": "What is this?"},
+                                 {"type": "image_url", "image_url": {"url": "..."}}]}
+    {"role": "assistant", "content": null, "reasoning_content": "The user wants...",
+     "tool_calls": [{"id": "call_1", "type": "function",
+                     "function": {"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}}]}
+    {"role": "tool", "tool_call_id": "call_1", "content": "18 C"}
+
+``arguments`` may be a JSON string (as OpenAI sends it) or an object; it is held as a dict.
+Reasoning may come as ``reasoning_content`` or ``reasoning``; it is held as ``reasoning``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+
+from codec.errors import RenderError
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class TextPart(_Frozen):
+    """A text part of a multi-part content list: ``{"type": "text", "text": "..."}``."""
+
+    type: Literal["text"] = "text"
+    text: str
+
+
+class MediaPart(BaseModel):
+    """An image, audio or video part. Templates print only a placeholder for it.
+
+    Extra keys are allowed here (and only here) because they carry the payload in whatever shape
+    the caller's API uses (``image_url: {"url": ...}``, ``input_audio: {...}``); they are kept so
+    that ``to_openai()`` gives the part back unchanged.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+    type: Literal["image", "image_url", "audio", "input_audio", "audio_url", "video", "video_url"]
+
+
+ContentPart = Annotated[TextPart | MediaPart, Field(discriminator="type")]
+Content = str | tuple[ContentPart, ...]
+
+
+def content_to_openai(content: Content | None) -> Any:
+    """The wire form of message content: a string, or a list of part dicts."""
+    if content is None or isinstance(content, str):
+        return content
+    return [part.model_dump(exclude_none=True) for part in content]
+
+
+def content_text(content: Content | None) -> str:
+    """The text of ``content`` with media parts left out."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    return "".join(part.text for part in content if isinstance(part, TextPart))
+
+
+class ToolCall(_Frozen):
+    """One function call: ``{"id", "type": "function", "function": {"name", "arguments"}}``."""
+
+    id: str | None = None
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_openai(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping) or "function" not in data:
+            return data
+        function = data["function"]
+        if not isinstance(function, Mapping):
+            raise ValueError("'function' must be an object with 'name' and 'arguments'")
+        return {"id": data.get("id"), "name": function.get("name"),
+                "arguments": _arguments_object(function.get("arguments"))}
+
+    @property
+    def arguments_json(self) -> str:
+        """The arguments as the JSON text OpenAI sends (``ensure_ascii=False``, default separators)."""
+        return json.dumps(self.arguments, ensure_ascii=False)
+
+    def to_openai(self) -> dict[str, Any]:
+        """The OpenAI wire form, with ``arguments`` as a JSON string."""
+        return {"id": self.id, "type": "function",
+                "function": {"name": self.name, "arguments": self.arguments_json}}
+
+    def to_template(self) -> dict[str, Any]:
+        """What chat templates read: the OpenAI shape with ``arguments`` as a mapping."""
+        call: dict[str, Any] = {"id": self.id, "type": "function",
+                                "function": {"name": self.name, "arguments": self.arguments}}
+        if self.id is None:
+            del call["id"]
+        return call
+
+
+def _arguments_object(arguments: Any) -> Any:
+    """Arguments arrive as a JSON string (OpenAI) or an object; both become a dict."""
+    if arguments is None:
+        return {}
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except json.JSONDecodeError as error:
+            raise ValueError(f"arguments are not valid JSON: {error}") from None
+    if not isinstance(arguments, Mapping):
+        raise ValueError(f"arguments must be a JSON object, got {type(arguments).__name__}")
+    return dict(arguments)
+
+
+class SystemMessage(_Frozen):
+    """``{"role": "system", "content": ...}``."""
+
+    role: Literal["system"] = "system"
+    content: Content
+
+    def to_openai(self) -> dict[str, Any]:
+        """The OpenAI wire form."""
+        return {"role": "system", "content": content_to_openai(self.content)}
+
+    def to_template(self) -> dict[str, Any]:
+        """What chat templates read (the wire form; media parts keep their payload keys)."""
+        return self.to_openai()
+
+
+class UserMessage(_Frozen):
+    """``{"role": "user", "content": ...}``."""
+
+    role: Literal["user"] = "user"
+    content: Content
+
+    def to_openai(self) -> dict[str, Any]:
+        """The OpenAI wire form."""
+        return {"role": "user", "content": content_to_openai(self.content)}
+
+    def to_template(self) -> dict[str, Any]:
+        """What chat templates read."""
+        return self.to_openai()
+
+
+class AssistantMessage(_Frozen):
+    """What the model wrote: visible ``content``, hidden ``reasoning`` and ``tool_calls``."""
+
+    role: Literal["assistant"] = "assistant"
+    content: Content | None = None
+    reasoning: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _reasoning_aliases(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping) or "reasoning_content" not in data:
+            return data
+        data = dict(data)
+        alias = data.pop("reasoning_content")
+        if data.get("reasoning") is None:
+            data["reasoning"] = alias
+        if data.get("tool_calls") is None:
+            data.pop("tool_calls", None)
+        return data
+
+    def to_openai(self) -> dict[str, Any]:
+        """``{"role", "content", "reasoning_content"?, "tool_calls"?}`` (absent keys are empty)."""
+        wire: dict[str, Any] = {"role": "assistant", "content": content_to_openai(self.content)}
+        if self.reasoning is not None:
+            wire["reasoning_content"] = self.reasoning
+        if self.tool_calls:
+            wire["tool_calls"] = [call.to_openai() for call in self.tool_calls]
+        return wire
+
+    def to_template(self) -> dict[str, Any]:
+        """What chat templates read: reasoning under both names (Solar reads only ``reasoning``,
+        GLM only ``reasoning_content``), arguments as mappings, ``None`` keys left out."""
+        message: dict[str, Any] = {"role": "assistant"}
+        if self.content is not None:
+            message["content"] = content_to_openai(self.content)
+        if self.reasoning is not None:
+            message["reasoning_content"] = self.reasoning
+            message["reasoning"] = self.reasoning
+        if self.tool_calls:
+            message["tool_calls"] = [call.to_template() for call in self.tool_calls]
+        return message
+
+
+class ToolMessage(_Frozen):
+    """A tool's result: ``{"role": "tool", "tool_call_id": ..., "content": ...}``."""
+
+    role: Literal["tool"] = "tool"
+    content: Content
+    tool_call_id: str | None = None
+    name: str | None = None
+
+    def to_openai(self) -> dict[str, Any]:
+        """The OpenAI wire form (``name`` and ``tool_call_id`` only when set)."""
+        wire: dict[str, Any] = {"role": "tool", "content": content_to_openai(self.content)}
+        if self.tool_call_id is not None:
+            wire["tool_call_id"] = self.tool_call_id
+        if self.name is not None:
+            wire["name"] = self.name
+        return wire
+
+    def to_template(self) -> dict[str, Any]:
+        """What chat templates read."""
+        return self.to_openai()
+
+
+AnyMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage
+Message = Annotated[AnyMessage, Field(discriminator="role")]
+_MESSAGE = TypeAdapter(Message)
+
+
+class Conversation(_Frozen):
+    """A whole conversation: messages, the tools offered, the template options in force, and
+    whether the prompt ends with a generation prompt."""
+
+    messages: tuple[Message, ...] = ()
+    tools: tuple[dict[str, Any], ...] = ()
+    options: dict[str, Any] = Field(default_factory=dict)
+    add_generation_prompt: bool = True
+
+    def to_openai(self) -> list[dict[str, Any]]:
+        """The messages in OpenAI wire form."""
+        return [message.to_openai() for message in self.messages]
+
+
+def to_message(message: Any, index: int = 0) -> AnyMessage:
+    """One message from an OpenAI dict or a model; a ``RenderError`` names what is wrong."""
+    if isinstance(message, (SystemMessage, UserMessage, AssistantMessage, ToolMessage)):
+        return message
+    if not isinstance(message, Mapping):
+        raise RenderError(f"a message must be a dict or a codec message, got {type(message).__name__}",
+                          message_index=index)
+    role = message.get("role")
+    if role not in ("system", "user", "assistant", "tool"):
+        raise RenderError(f"unknown role {role!r}; expected system, user, assistant or tool",
+                          message_index=index)
+    try:
+        return _MESSAGE.validate_python(dict(message))  # type: ignore[no-any-return]
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"][1:]) or "message"
+        raise RenderError(f"invalid {role} message at {where}: {first['msg']}",
+                          message_index=index) from None
+
+
+def to_messages(messages: Iterable[Any]) -> list[AnyMessage]:
+    """Validate a list of OpenAI dicts or models into message models."""
+    return [to_message(message, index) for index, message in enumerate(messages)]

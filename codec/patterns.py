@@ -1,0 +1,61 @@
+"""Contextual lexing of pattern terminals (Gemma's call bodies) as their text streams in.
+
+Only the terminals the parser accepts in its current state are tried, so ``{`` or ``5`` mean
+structure only where the grammar expects them. A match is taken when it is certainly complete:
+it stops before the end of the buffered text, and no accepted literal could still grow out of
+the buffer (``tr`` may become ``true``). At a marker or the end of output everything is final.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Final
+
+from codec.grammar import CompiledGrammar, Pattern
+
+WAIT: Final = "wait"
+"""``next_token`` needs more text before it can decide."""
+
+IGNORED: Final = "%ignore"
+"""The terminal name ``next_token`` gives for skipped white space."""
+
+_PATIENCE = 8
+"""Characters to gather before calling unmatched text a deviation (``-`` may become ``-5``)."""
+
+
+def next_token(
+    grammar: CompiledGrammar, buffer: str, accepted: Iterable[str], final: bool
+) -> tuple[str, str] | str | None:
+    """The next ``(terminal, text)`` at the start of ``buffer``, ``WAIT``, or ``None`` when no
+    accepted pattern matches there (the text does not follow the grammar)."""
+    candidates = [grammar.patterns[name] for name in accepted if name in grammar.patterns]
+    best = _longest(candidates, buffer)
+    if not final and _could_grow(candidates, buffer, best):
+        return WAIT
+    if best is not None:
+        return best
+    skipped = grammar.ignore.match(buffer) if grammar.ignore else None
+    if skipped and skipped.end() > 0:
+        return (IGNORED, skipped.group())
+    return WAIT if not final and len(buffer) < _PATIENCE else None
+
+
+def _longest(candidates: list[Pattern], buffer: str) -> tuple[str, str] | None:
+    """The longest match; ties go to the higher priority (``BAD_*`` variants rank lowest)."""
+    best: tuple[int, int, str, str] | None = None
+    for pattern in candidates:
+        found = pattern.regex.match(buffer)
+        if found and found.end() > 0:
+            rank = (found.end(), pattern.priority, pattern.name, found.group())
+            if best is None or rank[:2] > best[:2]:
+                best = rank
+    return None if best is None else (best[2], best[3])
+
+
+def _could_grow(candidates: list[Pattern], buffer: str, best: tuple[str, str] | None) -> bool:
+    if best is not None and len(best[1]) == len(buffer):
+        return True  # the match runs to the end of what arrived: more may extend it
+    return any(
+        p.literal is not None and len(p.literal) > len(buffer) and p.literal.startswith(buffer)
+        for p in candidates
+    )

@@ -1,0 +1,299 @@
+"""``StreamParser``: model output in, events out — the one parsing path of every format.
+
+Pieces from the ``MarkerScanner`` become tokens for the format's Lark LALR parser, fed through
+its interactive interface. The parser's accepted terminals (computed before feeding, cached per
+parser stack) say what each piece of text means; ``MessageBuilder`` turns accepted tokens into
+events. A free-text run is fed to Lark once, when it starts: its later chunks go straight to the
+builder, so the cost of a chunk does not depend on what came before.
+
+Deviations are handled in one place, ``_deviation``: with ``strict=True`` the first one raises
+``ParseError`` and the parser stays failed; otherwise it is recorded in ``diagnostics`` and
+repaired — a missing marker is inserted when that makes the input fit, and anything else is
+kept as text (content), never dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from copy import copy
+from dataclasses import dataclass
+from typing import Any
+
+from lark.exceptions import UnexpectedInput
+from lark.lexer import Token
+
+from codec.builder import MessageBuilder
+from codec.errors import CodecError, ParseError
+from codec.events import Event
+from codec.grammar import COMPLETION_START, CompiledGrammar, compiled
+from codec.models import AssistantMessage
+from codec.patterns import IGNORED, WAIT, next_token
+from codec.scanner import MarkerScanner
+
+PATTERN_BUFFER_LIMIT = 1024
+"""Text held for pattern lexing before it must be decided (a header, never a payload)."""
+
+_ACCEPTS: dict[tuple[str, tuple[int, ...]], frozenset[str]] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """A deviation lenient parsing repaired: ``code``, where (``offset`` into the completion)
+    and what was done."""
+
+    code: str
+    offset: int
+    message: str
+
+
+class StreamParser:
+    """Parses one completion fed in chunks. Sans-IO: ``feed(str)`` and ``close()`` return the
+    events the text completes; ``message`` is the assistant message so far."""
+
+    def __init__(
+        self, grammar_file: str, *, prompt: str, tools: Sequence[Mapping[str, Any]],
+        strict: bool, id_factory: Callable[[int], str] | None = None,
+    ) -> None:
+        self._grammar: CompiledGrammar = compiled(grammar_file)
+        self._scanner = MarkerScanner(self._grammar.markers)
+        self._parser = self._grammar.parser.parse_interactive(start=COMPLETION_START)
+        self._install_callbacks()
+        self._strict = strict
+        self._builder = MessageBuilder(tools, id_factory, self._repaired)
+        self.diagnostics: list[Diagnostic] = []
+        self._run: str | None = None  # the free-text terminal whose run is in progress
+        self._pending = ""  # text waiting for pattern lexing
+        self._offset = self._line = self._line_start = 0
+        self._failed: ParseError | None = None
+        self._closed = False
+        self._prime(prompt)
+
+    @property
+    def message(self) -> AssistantMessage:
+        """The assistant message parsed so far (complete after ``close()``)."""
+        return self._builder.message()
+
+    def feed(self, chunk: str) -> list[Event]:
+        """Parse ``chunk``; the events it completes."""
+        self._check_usable()
+        try:
+            self._pieces(self._scanner.feed(chunk))
+        except ParseError as error:
+            self._failed = error
+            raise
+        return self._drain()
+
+    def close(self) -> list[Event]:
+        """The completion ended: the last events (a call cut off midway is finished with
+        what arrived)."""
+        self._check_usable()
+        try:
+            self._pieces(self._scanner.close())
+            self._lex(final=True)
+            self._end()
+        except ParseError as error:
+            self._failed = error
+            raise
+        self._closed = True
+        return self._drain()
+
+    def _check_usable(self) -> None:
+        if self._failed is not None:
+            raise self._failed
+        if self._closed:
+            raise CodecError("this StreamParser is closed; start a new one with Codec.stream()")
+
+    def _prime(self, prompt: str) -> None:
+        """Feed the generation prompt (e.g. ``<|assistant|><think>``), so the completion is
+        parsed from where the prompt left the model. It must fit the grammar."""
+        try:
+            self._pieces(self._scanner.feed(prompt))
+            self._pieces(self._scanner.close())
+            self._lex(final=True)
+        except ParseError as error:
+            raise CodecError(
+                f"the template's generation prompt {prompt!r} does not fit the grammar "
+                f"{self._grammar.name}: {error}"
+            ) from None
+        if self.diagnostics or self._builder.events:
+            raise CodecError(f"the generation prompt {prompt!r} does not fit {self._grammar.name}")
+        self._offset = self._line = self._line_start = 0
+
+    def _pieces(self, pieces: list[tuple[str | None, str]]) -> None:
+        for name, text in pieces:
+            if name is None:
+                self._text(text)
+            else:
+                self._marker(name, text)
+
+    def _drain(self) -> list[Event]:
+        events, self._builder.events = self._builder.events, []
+        return events
+
+    def _text(self, text: str) -> None:
+        if self._run is not None:  # the hot path: more of a run already fed to the parser
+            self._builder.token(self._run, text)
+            self._advance(text)
+            return
+        if not self._pending:
+            accepted = self._accepts()
+            free = self._free_text(accepted)
+            if free is not None:
+                self._feed(free, text)
+                return
+            if not any(name in self._grammar.patterns for name in accepted):
+                self._unexpected_text(text, accepted)
+                return
+        self._pending += text
+        self._lex(final=False)
+
+    def _lex(self, final: bool) -> None:
+        """Turn pending text into pattern tokens, as far as it can be decided."""
+        while self._pending:
+            accepted = self._accepts()
+            free = self._free_text(accepted)
+            if free is not None:
+                text, self._pending = self._pending, ""
+                self._feed(free, text)
+                return
+            decide = final or len(self._pending) > PATTERN_BUFFER_LIMIT
+            found = next_token(self._grammar, self._pending, accepted, decide)
+            if found == WAIT:
+                return
+            if not isinstance(found, tuple):
+                text, self._pending = self._pending, ""
+                self._unexpected_text(text, accepted)
+                return
+            name, token = found
+            self._pending = self._pending[len(token) :]
+            if name == IGNORED:
+                self._advance(token)
+                continue
+            if name.startswith("BAD_"):
+                self._deviation("malformed", token, accepted, f"{name} repaired")
+            self._feed(name, token)
+
+    def _marker(self, name: str, text: str) -> None:
+        self._lex(final=True)
+        accepted = self._accepts()
+        if name in accepted:
+            self._feed(name, text)
+            return
+        inserted = self._insertion(name, accepted)
+        if inserted is not None:
+            shown = self._grammar.display(inserted)
+            self._deviation("missing_marker", text, accepted, f"inserted {shown} before {text}")
+            self._feed(inserted, "", inserted=True)
+            self._feed(name, text)
+            return
+        self._deviation("unexpected_marker", text, accepted, "kept as text")
+        self._unexpected_text(text, accepted, reported=True)
+
+    def _unexpected_text(self, text: str, accepted: frozenset[str], reported: bool = False) -> None:
+        """Text the grammar has no place for here: a missing opener may be supplied; else it
+        joins the free text being written, or content."""
+        if not text.strip() and not reported:
+            self._deviation("unexpected_text", text, accepted, "white space kept as content")
+        elif not reported:
+            inserted = self._insertion(None, accepted)
+            if inserted is not None:
+                shown = self._grammar.display(inserted)
+                self._deviation("missing_marker", text, accepted, f"inserted {shown}")
+                self._feed(inserted, "", inserted=True)
+                self._text(text)
+                return
+            self._deviation("unexpected_text", text, accepted, "kept as content")
+        free = self._free_text(accepted)
+        if free is not None:
+            self._feed(free, text)
+        else:
+            self._builder.stray(text)
+            self._advance(text)
+
+    def _insertion(self, name: str | None, accepted: frozenset[str]) -> str | None:
+        """A marker whose insertion makes ``name`` (``None``: free text) acceptable."""
+        for candidate in sorted(accepted):
+            if candidate not in self._grammar.markers.values():
+                continue
+            trial = self._parser.copy(deepcopy_values=False)
+            trial.parser_state.parse_conf = self._silent_conf
+            trial.feed_token(Token(candidate, ""))
+            after = frozenset(trial.accepts())
+            if (name in after) if name else self._free_text(after) is not None:
+                return candidate
+        return None
+
+    def _end(self) -> None:
+        accepted = self._accepts()
+        if "$END" not in accepted:
+            self._deviation("truncated", "", accepted, "the output ended early; kept what arrived")
+            self._builder.close()
+            return
+        try:
+            self._parser.feed_eof()
+        except UnexpectedInput:  # a stop marker then more text was kept as content already
+            pass
+
+    def _feed(self, name: str, text: str, inserted: bool = False) -> None:
+        self._parser.feed_token(Token(name, text))
+        self._run = name if name in self._grammar.free_text else None
+        self._builder.token(name, text, inserted)
+        self._advance(text)
+
+    def _accepts(self) -> frozenset[str]:
+        key = (self._grammar.name, tuple(self._parser.parser_state.state_stack))
+        accepted = _ACCEPTS.get(key)
+        if accepted is None:
+            if len(_ACCEPTS) > 50_000:  # deep nesting makes new stacks; keep memory bounded
+                _ACCEPTS.clear()
+            accepted = _ACCEPTS[key] = frozenset(self._parser.accepts())
+        return accepted
+
+    def _free_text(self, accepted: frozenset[str]) -> str | None:
+        for name in accepted:
+            if name in self._grammar.free_text:
+                return name
+        return None
+
+    def _advance(self, text: str) -> None:
+        self._offset += len(text)
+        newline = text.rfind("\n")
+        if newline >= 0:
+            self._line += text.count("\n")
+            self._line_start = self._offset - (len(text) - newline - 1)
+
+    def _deviation(self, code: str, found: str, accepted: frozenset[str], repair: str) -> None:
+        if self._strict:
+            expected = tuple(sorted(self._grammar.display(name) for name in accepted))
+            raise ParseError(
+                code, offset=self._offset, line=self._line + 1,
+                column=self._offset - self._line_start + 1, found=found, expected=expected,
+                partial=self._builder.message(), detail=repair,
+            )
+        self.diagnostics.append(Diagnostic(code, self._offset, f"{repair} ({found!r})"))
+
+    def _repaired(self, code: str, detail: str) -> None:
+        """A deviation the builder found (a repeated id, a duplicate key, ...)."""
+        self._deviation(code, detail, frozenset(), detail)
+
+    def _install_callbacks(self) -> None:
+        """Build no tree (events are the output), and notice reductions of ``bad_*`` rules."""
+        state = self._parser.parser_state
+        self._silent_conf = copy(state.parse_conf)
+        self._silent_conf.callbacks = {}
+        conf = copy(state.parse_conf)
+        conf.callbacks = {
+            rule: self._bad_rule(str(rule.origin.name)) if str(rule.origin.name).startswith("bad_") else _discard
+            for rule in state.parse_conf.callbacks
+        }
+        state.parse_conf = conf
+
+    def _bad_rule(self, rule: str) -> Callable[[list[Any]], None]:
+        def reduced(children: list[Any]) -> None:
+            self._deviation("malformed", rule, frozenset(), f"{rule} accepted")
+
+        return reduced
+
+
+def _discard(children: list[Any]) -> None:
+    return None

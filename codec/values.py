@@ -1,0 +1,133 @@
+"""Gemma 4's value syntax, token by token, into a call's arguments (``ArgumentsEmitter``).
+
+The template's ``format_argument`` writes, literally::
+
+    call:get_weather{city:<|"|>Paris<|"|>,days:3,units:[<|"|>C<|"|>],opts:{exact:true}}
+
+Strings stream as their text arrives; bare scalars are typed from the tool schema (``arguments``)
+for top-level keys, so ``3`` becomes a string for a ``string`` parameter. The grammar has already
+checked the order of the tokens; this class only tracks where in the nesting it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from codec.arguments import type_text
+from codec.jsonemit import ArgumentsEmitter
+
+_OPEN_OBJECT = frozenset({"LBRACE", "BAD_PAREN_OPEN"})
+_CLOSE = frozenset({"RBRACE", "BAD_PAREN_CLOSE", "RBRACKET"})
+_SCALARS = frozenset({"NUMBER", "TRUE", "FALSE", "NULL"})
+
+
+class GemmaValues:
+    """The arguments of one Gemma call, fed the call body's tokens in order."""
+
+    TERMINALS = frozenset(
+        {"LBRACE", "RBRACE", "LBRACKET", "RBRACKET", "COMMA", "KEY", "QUOTE", "STRING_TEXT",
+         "BAD_PAREN_OPEN", "BAD_PAREN_CLOSE", "BAD_SQUOTE", "BAD_UNOPENED"} | _SCALARS
+    )
+
+    def __init__(
+        self,
+        emitter: ArgumentsEmitter,
+        schema_for_key: Callable[[str], Mapping[str, Any] | None],
+        report: Callable[[str, str], None],
+        emit: Callable[[str], None],
+    ) -> None:
+        self._emitter = emitter
+        self._schema_for_key = schema_for_key
+        self._report = report
+        self._emit = emit
+        self._kinds: list[str] = []  # "object" / "array" for each open container, outermost first
+        self._expect_key = False
+        self._quoted_key: list[str] | None = None
+        self._key = ""
+        self._skipping: int | None = None  # nesting depth of a duplicate member being skipped
+        self._skipped_string_open = False
+
+    def token(self, terminal: str, text: str) -> None:
+        """One token of the call body."""
+        if self._skipping is not None:
+            self._skip(terminal)
+        elif terminal in _OPEN_OBJECT or terminal == "LBRACKET":
+            self._open(terminal)
+        elif terminal in _CLOSE:
+            self._close()
+        elif terminal == "COMMA":
+            self._expect_key = self._kinds[-1:] == ["object"]
+        elif terminal == "KEY":
+            self._set_key(text)
+        else:
+            self._value(terminal, text)
+
+    def _open(self, terminal: str) -> None:
+        kind = "array" if terminal == "LBRACKET" else "object"
+        if self._kinds:  # the outermost object is the emitter's implicit top level
+            self._emit(self._emitter.begin_container({} if kind == "object" else []))
+        self._kinds.append(kind)
+        self._expect_key = kind == "object"
+
+    def _close(self) -> None:
+        if self._kinds:
+            self._kinds.pop()
+        if self._kinds:
+            self._emit(self._emitter.end_container())
+
+    def _set_key(self, key: str) -> None:
+        self._expect_key = False
+        self._key = key
+        if self._emitter.has_key(key):
+            self._report("duplicate_key", f"argument {key!r} given twice; the first is kept")
+            self._skipping = len(self._kinds)
+        else:
+            self._emitter.key(key)
+
+    def _value(self, terminal: str, text: str) -> None:
+        if terminal == "QUOTE":
+            self._quote()
+        elif terminal == "STRING_TEXT":
+            self._string_text(text)
+        elif terminal in ("BAD_SQUOTE", "BAD_UNOPENED"):
+            self._emit(self._emitter.begin_string())
+            if terminal == "BAD_UNOPENED":
+                self._emit(self._emitter.string_chunk(text))
+        elif terminal in _SCALARS:
+            schema = self._schema_for_key(self._key) if len(self._kinds) == 1 else None
+            self._emit(self._emitter.value_complete(type_text(text, schema)))
+
+    def _quote(self) -> None:
+        if self._quoted_key is not None:  # the close of a <|"|>-quoted key (bad_quoted_key)
+            key, self._quoted_key = "".join(self._quoted_key), None
+            self._set_key(key)
+        elif self._expect_key:
+            self._quoted_key = []
+        elif self._emitter.in_string:
+            self._emit(self._emitter.end_string())
+        else:
+            self._emit(self._emitter.begin_string())
+
+    def _string_text(self, text: str) -> None:
+        if self._quoted_key is not None:
+            self._quoted_key.append(text)
+        elif self._emitter.in_string:
+            self._emit(self._emitter.string_chunk(text))
+
+    def _skip(self, terminal: str) -> None:
+        """Drop a duplicate member's value: it cannot be both in the dict and in the JSON (the
+        diagnostic names the key)."""
+        if terminal in _OPEN_OBJECT or terminal == "LBRACKET":
+            self._kinds.append("array" if terminal == "LBRACKET" else "object")
+            return
+        if terminal in _CLOSE:
+            self._kinds.pop()
+        elif terminal in ("QUOTE", "BAD_SQUOTE", "BAD_UNOPENED"):
+            self._skipped_string_open = not self._skipped_string_open
+            if self._skipped_string_open:
+                return
+        elif terminal not in _SCALARS:
+            return
+        if len(self._kinds) == self._skipping:
+            self._skipping = None
