@@ -2,7 +2,7 @@
 
 The conventions every grammar in ``grammars/`` follows (written out in ``glm.lark``):
 
-- a literal terminal whose text starts with ``<`` or ``[`` is a **marker**, a special token of the
+- a literal terminal of three or more characters starting with ``<`` or ``[`` is a **marker**, a special token of the
   model's vocabulary, recognised anywhere in the text (a literal that is white space and then
   such a token, like Gemma's ``"\n<channel|>"``, is a marker too: the newline belongs to it);
 - a ``%declare``'d terminal is **free text** running between markers;
@@ -64,7 +64,10 @@ _TOKEN_STARTS = ("<", "[")
 
 
 def _is_marker(term: TerminalDef) -> bool:
-    return isinstance(term.pattern, PatternStr) and term.pattern.value.lstrip()[:1] in _TOKEN_STARTS
+    if not isinstance(term.pattern, PatternStr):
+        return False
+    token = term.pattern.value.lstrip()
+    return len(token) >= 3 and token[0] in _TOKEN_STARTS  # "[" alone is punctuation
 
 
 def _pattern(term: TerminalDef) -> Pattern:

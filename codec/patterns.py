@@ -2,8 +2,9 @@
 
 Only the terminals the parser accepts in its current state are tried, so ``{`` or ``5`` mean
 structure only where the grammar expects them. A match is taken when it is certainly complete:
-it stops before the end of the buffered text, and no accepted literal could still grow out of
-the buffer (``tr`` may become ``true``). At a marker or the end of output everything is final.
+at least a few characters follow it in the buffered text (a regex may still grow: ``1e`` may
+become ``1e-05``), and no accepted literal could still grow out of the buffer (``tr`` may become
+``true``). At a marker or the end of output everything is final.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ IGNORED: Final = "%ignore"
 """The terminal name ``next_token`` gives for skipped white space."""
 
 _PATIENCE = 8
-"""Characters to gather before calling unmatched text a deviation (``-`` may become ``-5``)."""
+"""Characters that must follow a match before it is taken, and that unmatched text may gather
+before it is called a deviation (``-`` may become ``-5``)."""
 
 
 def next_token(
@@ -53,8 +55,8 @@ def _longest(candidates: list[Pattern], buffer: str) -> tuple[str, str] | None:
 
 
 def _could_grow(candidates: list[Pattern], buffer: str, best: tuple[str, str] | None) -> bool:
-    if best is not None and len(best[1]) == len(buffer):
-        return True  # the match runs to the end of what arrived: more may extend it
+    if best is not None and len(buffer) - len(best[1]) < _PATIENCE:
+        return True  # too close to the end of what arrived: more text may extend the match
     return any(
         p.literal is not None and len(p.literal) > len(buffer) and p.literal.startswith(buffer)
         for p in candidates

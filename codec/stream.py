@@ -62,6 +62,7 @@ class StreamParser:
         self._builder = MessageBuilder(tools, id_factory, self._repaired)
         self.diagnostics: list[Diagnostic] = []
         self._run: str | None = None  # the free-text terminal whose run is in progress
+        self._straying = False  # stray text is being kept as content (one diagnostic per run)
         self._pending = ""  # text waiting for pattern lexing
         self._offset = self._line = self._line_start = 0
         self._failed: ParseError | None = None
@@ -192,6 +193,7 @@ class StreamParser:
     def _unexpected_text(self, text: str, accepted: frozenset[str], reported: bool = False) -> None:
         """Text the grammar has no place for here: a missing opener may be supplied; else it
         joins the free text being written, or content."""
+        reported = reported or self._straying
         if not text.strip() and not reported:
             self._deviation("unexpected_text", text, accepted, "white space kept as content")
         elif not reported:
@@ -209,6 +211,7 @@ class StreamParser:
         else:
             self._builder.stray(text)
             self._advance(text)
+            self._straying = True
 
     def _insertion(self, name: str | None, accepted: frozenset[str]) -> str | None:
         """A marker whose insertion makes ``name`` (``None``: free text) acceptable."""
@@ -237,6 +240,7 @@ class StreamParser:
     def _feed(self, name: str, text: str, inserted: bool = False) -> None:
         self._parser.feed_token(Token(name, text))
         self._run = name if name in self._grammar.free_text else None
+        self._straying = False
         self._builder.token(name, text, inserted)
         self._advance(text)
 

@@ -1,0 +1,98 @@
+"""Helpers shared by the parse tests: loading goldens, feeding in chunks, folding events."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import codec
+from codec.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
+
+GOLDEN = Path(__file__).parent / "golden" / "parse"
+TOOLS: list[dict[str, Any]] = json.loads((GOLDEN / "tools.json").read_text(encoding="utf-8"))
+FORMAT_OF_FILE = {"glm": "glm", "solar-open": "solar-open", "gemma4": "gemma4"}
+
+
+def golden_cases() -> list[tuple[str, str]]:
+    """``(case, format)`` for every golden completion."""
+    return sorted(
+        (folder.name, path.stem)
+        for folder in GOLDEN.iterdir() if folder.is_dir()
+        for path in folder.glob("*.txt")
+    )
+
+
+def load_golden(case: str, fmt: str) -> tuple[str, dict[str, Any]]:
+    """The completion text and its expectation."""
+    folder = GOLDEN / case
+    completion = (folder / f"{fmt}.txt").read_text(encoding="utf-8")
+    expected = json.loads((folder / f"{fmt}.json").read_text(encoding="utf-8"))
+    return completion, expected
+
+
+def ids(index: int) -> str:
+    """The deterministic id factory the goldens use."""
+    return f"call_{index}"
+
+
+def stream_chunks(
+    fmt: str, chunks: Iterable[str], *, tools: list[dict[str, Any]] | None = None, **options: Any
+) -> tuple[list[Event], codec.AssistantMessage, list[str]]:
+    """Feed ``chunks`` one by one; the events, the final message and the diagnostic codes."""
+    parser = codec.load(fmt).stream(tools=TOOLS if tools is None else tools, id_factory=ids, **options)
+    events: list[Event] = []
+    for chunk in chunks:
+        events += parser.feed(chunk)
+    events += parser.close()
+    return events, parser.message, [d.code for d in parser.diagnostics]
+
+
+def fold(events: list[Event]) -> dict[str, Any]:
+    """Rebuild the OpenAI message a streaming client would hold from the events alone, checking
+    the event protocol on the way (start before deltas, fragments join to the final JSON)."""
+    content, reasoning = "", ""
+    calls: dict[int, dict[str, Any]] = {}
+    for event in events:
+        if isinstance(event, ContentDelta):
+            content += event.text
+        elif isinstance(event, ReasoningDelta):
+            reasoning += event.text
+        elif isinstance(event, ToolCallStart):
+            assert event.index == len(calls), "calls are numbered in order of appearance"
+            calls[event.index] = {"id": event.id, "name": event.name, "arguments": "", "ended": False}
+        elif isinstance(event, ToolCallDelta):
+            assert not calls[event.index]["ended"]
+            calls[event.index]["arguments"] += event.arguments
+        elif isinstance(event, ToolCallEnd):
+            call = calls[event.index]
+            assert call["arguments"] == event.call.arguments_json, "fragments join to the final JSON"
+            assert (call["id"], call["name"]) == (event.call.id, event.call.name)
+            call["ended"] = True
+    message: dict[str, Any] = {"role": "assistant", "content": content or None}
+    if reasoning:
+        message["reasoning_content"] = reasoning
+    if calls:
+        assert all(call["ended"] for call in calls.values()), "every started call ends"
+        message["tool_calls"] = [
+            {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+            for c in calls.values()
+        ]
+    return message
+
+
+def delta_signature(events: list[Event]) -> list[tuple[Any, ...]]:
+    """The event sequence up to how text deltas are split: adjacent deltas of one kind merged."""
+    merged: list[tuple[Any, ...]] = []
+    for event in events:
+        if isinstance(event, (ContentDelta, ReasoningDelta, ToolCallDelta)):
+            kind = (type(event).__name__, getattr(event, "index", None))
+            text = event.arguments if isinstance(event, ToolCallDelta) else event.text
+            if merged and merged[-1][:2] == kind:
+                merged[-1] = (*kind, merged[-1][2] + text)
+                continue
+            merged.append((*kind, text))
+        else:
+            merged.append((type(event).__name__, event))
+    return merged

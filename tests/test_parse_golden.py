@@ -1,0 +1,64 @@
+"""Golden completions: each parses to its hand-written message, whole, one character at a time
+and split at every point — one parsing path, so all agree (DESIGN invariant 4)."""
+
+from __future__ import annotations
+
+import pytest
+
+import codec
+from parse_support import fold, golden_cases, ids, load_golden, stream_chunks, TOOLS
+
+CASES = golden_cases()
+
+
+def _options(expected: dict) -> tuple[dict, list]:
+    return dict(expected["options"]), (TOOLS if expected["tools"] else [])
+
+
+@pytest.mark.parametrize(("case", "fmt"), CASES)
+def test_whole_parse_matches_golden(case: str, fmt: str) -> None:
+    completion, expected = load_golden(case, fmt)
+    options, tools = _options(expected)
+    parser = codec.load(fmt).stream(tools=tools, id_factory=ids, **options)
+    parser.feed(completion)
+    parser.close()
+    assert parser.message.to_openai() == expected["message"]
+    assert [d.code for d in parser.diagnostics] == expected["diagnostics"]
+    assert codec.load(fmt).parse(completion, tools=tools, id_factory=ids, **options) == parser.message
+
+
+@pytest.mark.parametrize(("case", "fmt"), CASES)
+def test_one_character_at_a_time(case: str, fmt: str) -> None:
+    completion, expected = load_golden(case, fmt)
+    options, tools = _options(expected)
+    whole, message, codes = stream_chunks(fmt, [completion], tools=tools, **options)
+    events, message, codes = stream_chunks(fmt, list(completion), tools=tools, **options)
+    assert message.to_openai() == expected["message"]
+    assert fold(events) == expected["message"]
+    assert codes == expected["diagnostics"]
+
+
+@pytest.mark.parametrize(("case", "fmt"), CASES)
+def test_every_split_point(case: str, fmt: str) -> None:
+    completion, expected = load_golden(case, fmt)
+    options, tools = _options(expected)
+    step = max(1, len(completion) // 150)  # every point for short goldens, ~150 for long ones
+    for cut in range(0, len(completion) + 1, step):
+        events, message, codes = stream_chunks(
+            fmt, [completion[:cut], completion[cut:]], tools=tools, **options
+        )
+        assert message.to_openai() == expected["message"], f"split at {cut}"
+        assert fold(events) == expected["message"], f"split at {cut}"
+
+
+@pytest.mark.parametrize(("case", "fmt"), CASES)
+def test_strict_mode_accepts_exactly_the_clean_goldens(case: str, fmt: str) -> None:
+    completion, expected = load_golden(case, fmt)
+    options, tools = _options(expected)
+    if expected["diagnostics"]:
+        with pytest.raises(codec.ParseError) as raised:
+            codec.load(fmt).parse(completion, tools=tools, strict=True, id_factory=ids, **options)
+        assert raised.value.code == expected["diagnostics"][0]
+    else:
+        reply = codec.load(fmt).parse(completion, tools=tools, strict=True, id_factory=ids, **options)
+        assert reply.to_openai() == expected["message"]
