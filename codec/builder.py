@@ -47,6 +47,7 @@ class _Call:
         self.emitter = ArgumentsEmitter()
         self.key_parts: list[str] = []
         self.key = ""
+        self.key_pending = False  # a key is complete and its value has not begun
         self.value_parts: list[str] | None = None  # a buffered (non-string) GLM value
         self.value_schema: Mapping[str, Any] | None = None
         self.skip_value = False
@@ -93,6 +94,17 @@ class MessageBuilder:
         elif call is not None and terminal in GemmaValues.TERMINALS:
             self._gemma(call).token(terminal, text)
 
+    @property
+    def call_pending(self) -> bool:
+        """A call is open and its name is not complete yet (nothing of it was emitted)."""
+        return self._call is not None and not self._call.started
+
+    def abandon_call(self) -> None:
+        """The open, unannounced call was not a call after all: its text becomes content."""
+        if self._call is not None:
+            raw, self._call = "".join(self._call.raw), None
+            self._on_content(raw, False)
+
     def stray(self, text: str) -> None:
         """Text the grammar has no place for: it stays visible, as content."""
         self._on_content(text, False)
@@ -103,9 +115,10 @@ class MessageBuilder:
         if call is None:
             return
         if not call.started:
-            self._call = None
-            self._on_content("".join(call.raw), False)
+            self.abandon_call()
             return
+        # A key whose value never came is not an argument (never invent one); its text stays.
+        self._on_content("".join(call.key_parts) or (call.key if call.key_pending else ""), False)
         self._finish_value(call, truncated=True)
         self._on_call_close("", True)
 
@@ -235,12 +248,14 @@ class MessageBuilder:
         if call is not None:
             call.key = "".join(call.key_parts)
             call.key_parts = []
+            call.key_pending = True
 
     def _on_value_open(self, text: str, inserted: bool) -> None:
         call = self._call
         if call is None:
             return
         self._start(call)
+        call.key_pending = False
         call.skip_value = call.emitter.has_key(call.key)
         if call.skip_value:
             self._report("duplicate_key", f"argument {call.key!r} given twice; the first is kept")

@@ -63,6 +63,7 @@ class StreamParser:
         self.diagnostics: list[Diagnostic] = []
         self._run: str | None = None  # the free-text terminal whose run is in progress
         self._straying = False  # stray text is being kept as content (one diagnostic per run)
+        self._before_call: Any = None  # the parser as it was before the open call's marker
         self._pending = ""  # text waiting for pattern lexing
         self._offset = self._line = self._line_start = 0
         self._failed: ParseError | None = None
@@ -162,12 +163,16 @@ class StreamParser:
             if found == WAIT:
                 return
             if not isinstance(found, tuple):
-                text, self._pending = self._pending, ""
-                self._unexpected_text(text, accepted)
-                return
+                # One character at a time, so what becomes stray text does not depend on how
+                # much text had arrived when the decision was made (chunking invariance).
+                head, self._pending = self._pending[0], self._pending[1:]
+                self._unexpected_text(head, accepted)
+                continue
             name, token = found
             self._pending = self._pending[len(token) :]
             if name == IGNORED:
+                if self._straying:  # white space inside stray text is text, not formatting
+                    self._builder.stray(token)
                 self._advance(token)
                 continue
             if name.startswith("BAD_"):
@@ -187,12 +192,18 @@ class StreamParser:
             self._feed(inserted, "", inserted=True)
             self._feed(name, text)
             return
+        if self._abandon_call(text, accepted):
+            self._marker(name, text)
+            return
         self._deviation("unexpected_marker", text, accepted, "kept as text")
         self._unexpected_text(text, accepted, reported=True)
 
     def _unexpected_text(self, text: str, accepted: frozenset[str], reported: bool = False) -> None:
         """Text the grammar has no place for here: a missing opener may be supplied; else it
         joins the free text being written, or content."""
+        if not reported and self._abandon_call(text, accepted):
+            self._place(text, self._accepts())
+            return
         reported = reported or self._straying
         if not text.strip() and not reported:
             self._deviation("unexpected_text", text, accepted, "white space kept as content")
@@ -202,9 +213,13 @@ class StreamParser:
                 shown = self._grammar.display(inserted)
                 self._deviation("missing_marker", text, accepted, f"inserted {shown}")
                 self._feed(inserted, "", inserted=True)
-                self._text(text)
+                self._place(text, self._accepts())
                 return
             self._deviation("unexpected_text", text, accepted, "kept as content")
+        self._place(text, accepted)
+
+    def _place(self, text: str, accepted: frozenset[str]) -> None:
+        """Text that is not structure: into the free text the grammar expects, else content."""
         free = self._free_text(accepted)
         if free is not None:
             self._feed(free, text)
@@ -213,10 +228,22 @@ class StreamParser:
             self._advance(text)
             self._straying = True
 
+    def _abandon_call(self, found: str, accepted: frozenset[str]) -> bool:
+        """A call that goes wrong before its name is complete has emitted nothing yet: it is
+        taken back to the parser state before its opening marker and kept as content."""
+        if self._before_call is None or not self._builder.call_pending:
+            return False
+        self._deviation("unparsable_call", found, accepted, "the call so far is kept as content")
+        self._parser, self._before_call = self._before_call, None
+        self._run = None
+        self._builder.abandon_call()
+        return True
+
     def _insertion(self, name: str | None, accepted: frozenset[str]) -> str | None:
         """A marker whose insertion makes ``name`` (``None``: free text) acceptable."""
         for candidate in sorted(accepted):
-            if candidate not in self._grammar.markers.values():
+            # Never the opening of a call: a repair may close or complete, but not invent one.
+            if candidate not in self._grammar.markers.values() or candidate == "CALL_OPEN":
                 continue
             trial = self._parser.copy(deepcopy_values=False)
             trial.parser_state.parse_conf = self._silent_conf
@@ -238,6 +265,8 @@ class StreamParser:
             pass
 
     def _feed(self, name: str, text: str, inserted: bool = False) -> None:
+        if name == "CALL_OPEN":  # the name the builder knows a call by, too
+            self._before_call = self._parser.copy(deepcopy_values=False)
         self._parser.feed_token(Token(name, text))
         self._run = name if name in self._grammar.free_text else None
         self._straying = False
