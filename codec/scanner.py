@@ -10,6 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+_LONG_TEXT = 512
+"""From this length on, markers are found by substring search instead of the regex."""
+
 Piece = tuple[str | None, str]
 """``(marker terminal name, text)`` for a marker, ``(None, text)`` for the text between."""
 
@@ -23,23 +26,44 @@ class MarkerScanner:
         self._regex = re.compile("|".join(re.escape(marker) for marker in ordered))
         self._prefixes = frozenset(m[:i] for m in markers for i in range(1, len(m)))
         self._longest = max(map(len, markers))
+        self._starts = re.compile("[" + re.escape("".join({m[0] for m in markers})) + "]")
         self._held = ""
 
     def feed(self, chunk: str) -> list[Piece]:
         """The markers and text that ``chunk`` completes."""
-        text = self._held + chunk
+        text = self._held + chunk if self._held else chunk
         pieces: list[Piece] = []
         position = 0
-        for found in self._regex.finditer(text):
-            if found.start() > position:
-                pieces.append((None, text[position : found.start()]))
-            pieces.append((self._names[found.group()], found.group()))
-            position = found.end()
+        if self._starts.search(text):  # most chunks hold no marker character at all
+            for start, marker in self._markers_in(text):
+                if start > position:
+                    pieces.append((None, text[position:start]))
+                pieces.append((self._names[marker], marker))
+                position = start + len(marker)
         keep = self._held_back(text, position)
         if len(text) - keep > position:
             pieces.append((None, text[position : len(text) - keep]))
         self._held = text[len(text) - keep :]
         return pieces
+
+    def _markers_in(self, text: str) -> list[tuple[int, str]]:
+        """``(position, marker)`` of every marker, leftmost first, the longest at a position."""
+        if len(text) < _LONG_TEXT:
+            return [(found.start(), found.group()) for found in self._regex.finditer(text)]
+        # One C-speed substring search per marker beats the regex engine's per-character
+        # stepping on long text (a whole completion parsed at once).
+        hits = []
+        for marker in self._names:
+            start = text.find(marker)
+            while start >= 0:
+                hits.append((start, -len(marker), marker))
+                start = text.find(marker, start + 1)
+        found, end = [], 0
+        for start, _, marker in sorted(hits):
+            if start >= end:
+                found.append((start, marker))
+                end = start + len(marker)
+        return found
 
     def close(self) -> list[Piece]:
         """Whatever was held back, as text: the completion ended."""
@@ -47,8 +71,11 @@ class MarkerScanner:
         return [(None, held)] if held else []
 
     def _held_back(self, text: str, start: int) -> int:
-        """Length of the longest tail of ``text[start:]`` that begins some marker."""
-        for length in range(min(self._longest - 1, len(text) - start), 0, -1):
-            if text[-length:] in self._prefixes:
-                return length
+        """Length of the longest tail of ``text[start:]`` that begins some marker: only the
+        last ``longest - 1`` characters can, and only from a character a marker starts with."""
+        found = self._starts.search(text, max(start, len(text) - self._longest + 1))
+        while found is not None:
+            if text[found.start() :] in self._prefixes:
+                return len(text) - found.start()
+            found = self._starts.search(text, found.start() + 1)
         return 0

@@ -79,7 +79,13 @@ class StreamParser:
         """Parse ``chunk``; the events it completes."""
         self._check_usable()
         try:
-            self._pieces(self._scanner.feed(chunk))
+            pieces = self._scanner.feed(chunk)
+            if self._run is not None and len(pieces) == 1 and pieces[0][0] is None:
+                text = pieces[0][1]  # the hot path: one more piece of a run of free text
+                self._builder.token(self._run, text)
+                self._advance(text)
+            else:
+                self._pieces(pieces)
         except ParseError as error:
             self._failed = error
             raise
@@ -100,6 +106,8 @@ class StreamParser:
         return self._drain()
 
     def _check_usable(self) -> None:
+        if self._failed is None and not self._closed:
+            return
         if self._failed is not None:
             raise self._failed
         if self._closed:
@@ -129,8 +137,10 @@ class StreamParser:
                 self._marker(name, text)
 
     def _drain(self) -> list[Event]:
-        events, self._builder.events = self._builder.events, []
-        return events
+        events = self._builder.events
+        if events:
+            self._builder.events = []
+        return events if events else []
 
     def _text(self, text: str) -> None:
         if self._run is not None:  # the hot path: more of a run already fed to the parser
