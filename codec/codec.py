@@ -9,6 +9,7 @@ from typing import Any
 
 from codec import registry
 from codec._resources import read_text
+from codec.errors import RenderError
 from codec.models import AssistantMessage
 from codec.registry import FormatSpec
 from codec.render import Renderer
@@ -75,18 +76,28 @@ class Codec:
         tools: Tools = None,
         strict: bool = False,
         id_factory: Callable[[int], str] | None = None,
+        history: Sequence[Any] | None = None,
         **options: Any,
     ) -> StreamParser:
         """A sans-IO parser for one completion: ``feed(chunk)`` / ``close()`` give events.
 
         ``options`` are the ones given to ``render``: they say where the generation prompt left
-        the model (inside ``<think>``, after an empty thought channel, ...). ``id_factory(index)``
-        makes ids for formats whose calls carry none (default: random ``call_…`` ids).
+        the model (inside ``<think>``, after an empty thought channel, ...). ``history``, the
+        conversation the completion continues, matters where the generation prompt depends on
+        it: Gemma 4 after a tool result goes on in the same turn, inside a thought channel when
+        thinking is on. Without it, the prompt is taken to end after a user message.
+        ``id_factory(index)`` makes ids for formats whose calls carry none (default: random
+        ``call_…`` ids).
         """
         self._renderer.check_options(options)
+        prompt = (
+            self._renderer.generation_prompt(options)
+            if history is None
+            else self._generation_prompt_after(history, tools, options)
+        )
         return StreamParser(
             self.spec.grammar,
-            prompt=self._renderer.generation_prompt(options),
+            prompt=prompt,
             tools=list(tools or ()),
             strict=strict,
             id_factory=id_factory,
@@ -99,6 +110,7 @@ class Codec:
         tools: Tools = None,
         strict: bool = False,
         id_factory: Callable[[int], str] | None = None,
+        history: Sequence[Any] | None = None,
         **options: Any,
     ) -> AssistantMessage:
         """The assistant message in ``completion``: exactly ``stream().feed(text)`` + ``close()``.
@@ -106,10 +118,26 @@ class Codec:
         Lenient by default: known malformed output is repaired and anything else stays in
         ``content``. ``strict=True`` raises ``ParseError`` at the first deviation.
         """
-        parser = self.stream(tools=tools, strict=strict, id_factory=id_factory, **options)
+        parser = self.stream(
+            tools=tools, strict=strict, id_factory=id_factory, history=history, **options
+        )
         parser.feed(completion)
         parser.close()
         return parser.message
+
+
+    def _generation_prompt_after(
+        self, history: Sequence[Any], tools: Tools, options: Mapping[str, Any]
+    ) -> str:
+        """What the template appends to ``history`` as its generation prompt."""
+        now = datetime.now()  # one clock reading for both renders: the date cannot differ
+        with_prompt = self.render(history, tools=tools, now=now, **options)
+        without = self.render(history, tools=tools, now=now, add_generation_prompt=False, **options)
+        if not with_prompt.startswith(without):
+            raise RenderError(
+                f"the {self.name} template's generation prompt is not a suffix of the prompt"
+            )
+        return with_prompt[len(without) :]
 
 
 def load(name: str, *, template: str | Path | None = None) -> Codec:
