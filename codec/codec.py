@@ -9,13 +9,19 @@ from typing import Any
 
 from codec import registry
 from codec._resources import read_text
-from codec.errors import RenderError
-from codec.models import AssistantMessage
+from codec import prompt_glm
+from codec.errors import CodecError, RenderError
+from codec.models import AssistantMessage, Conversation
+from codec.prompt import prompt_tree
 from codec.registry import FormatSpec
 from codec.render import Renderer
 from codec.stream import StreamParser
 
 Tools = Sequence[Mapping[str, Any]] | None
+
+_PROMPT_READERS: dict[str, Callable[[Any, FormatSpec], Conversation]] = {
+    "glm.lark": prompt_glm.read,
+}
 
 
 class Codec:
@@ -125,6 +131,18 @@ class Codec:
         parser.close()
         return parser.message
 
+
+    def parse_prompt(self, prompt: str) -> Conversation:
+        """The conversation a rendered prompt came from: messages, tools, the options the
+        prompt shows, and whether it ends with the generation prompt.
+
+        Exactly ``canonical`` of what was rendered; ``render`` of the result gives ``prompt``
+        back. ``ParseError`` (with its position) when the text is not this format's prompt.
+        """
+        reader = _PROMPT_READERS.get(self.spec.grammar)
+        if reader is None:
+            raise CodecError(f"parse_prompt is not available for {self.name!r} yet")
+        return reader(prompt_tree(self.spec.grammar, prompt), self.spec)
 
     def _generation_prompt_after(
         self, history: Sequence[Any], tools: Tools, options: Mapping[str, Any]

@@ -23,6 +23,7 @@ from lark.lexer import PatternStr, TerminalDef
 from codec._resources import read_text
 
 COMPLETION_START = "assistant_turn"
+PROMPT_START = "conversation"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,12 +80,15 @@ def _pattern(term: TerminalDef) -> Pattern:
 def compiled(grammar_file: str) -> CompiledGrammar:
     """The compiled grammar for ``grammars/<grammar_file>``; built once per process."""
     source = read_text("grammars", grammar_file)
-    parser = Lark(source, parser="lalr", start=[COMPLETION_START], lexer="basic")
+    starts = [COMPLETION_START]
+    if re.search(rf"^{PROMPT_START}\s*:", source, re.MULTILINE):
+        starts.append(PROMPT_START)
+    parser = Lark(source, parser="lalr", start=starts, lexer="basic")
     declared = {name for name, (tree, _) in parser.grammar.term_defs if tree is None}
     every_name = {name for name, _ in parser.grammar.term_defs} - declared
     # compile() again keeping every terminal: the markers a completion never holds (image
     # placeholders, system headers) still matter to the scanner and to render's injection check.
-    terminals, _, ignore_names = parser.grammar.compile([COMPLETION_START], every_name)
+    terminals, _, ignore_names = parser.grammar.compile(starts, every_name)
     markers = {term.pattern.value: term.name for term in terminals if _is_marker(term)}
     patterns = {
         term.name: _pattern(term)

@@ -28,6 +28,7 @@ class FormatSpec:
     model_family: str
     bos_token: str | None = None
     eos_token: str | None = None
+    effort_levels: tuple[str, ...] = ()  # reasoning_effort values with a header of their own
 
 
 FORMATS: dict[str, FormatSpec] = {
@@ -40,6 +41,7 @@ FORMATS: dict[str, FormatSpec] = {
             model_ids=("zai-org/GLM-5.3-Flash", "zai-org/GLM-5.3"),
             model_family="glm-5",
             eos_token="<|endoftext|>",
+            effort_levels=("low", "high", "max"),
         ),
         FormatSpec(
             name="glm-effort",
@@ -48,6 +50,7 @@ FORMATS: dict[str, FormatSpec] = {
             model_ids=(),
             model_family="glm-effort",
             eos_token="<|endoftext|>",
+            effort_levels=("1", "2", "3", "4", "5", "6", "7", "8", "9", "swarm", "deep-swarm"),
         ),
         FormatSpec(
             name="solar-open",

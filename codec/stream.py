@@ -53,13 +53,16 @@ class StreamParser:
     def __init__(
         self, grammar_file: str, *, prompt: str, tools: Sequence[Mapping[str, Any]],
         strict: bool, id_factory: Callable[[int], str] | None = None,
+        start: str = COMPLETION_START, keep_tree: bool = False,
     ) -> None:
         self._grammar: CompiledGrammar = compiled(grammar_file)
         self._scanner = MarkerScanner(self._grammar.markers)
-        self._parser = self._grammar.parser.parse_interactive(start=COMPLETION_START)
+        self._parser = self._grammar.parser.parse_interactive(start=start)
+        self._keep_tree = keep_tree
         self._install_callbacks()
         self._strict = strict
         self._builder = MessageBuilder(tools, id_factory, self._repaired)
+        self.tree: Any = None  # the Lark tree, with keep_tree (whole prompts, parse_prompt)
         self.diagnostics: list[Diagnostic] = []
         self._run: str | None = None  # the free-text terminal whose run is in progress
         self._straying = False  # stray text is being kept as content (one diagnostic per run)
@@ -80,7 +83,7 @@ class StreamParser:
         self._check_usable()
         try:
             pieces = self._scanner.feed(chunk)
-            if self._run is not None and len(pieces) == 1 and pieces[0][0] is None:
+            if self._run is not None and len(pieces) == 1 and pieces[0][0] is None and not self._keep_tree:
                 text = pieces[0][1]  # the hot path: one more piece of a run of free text
                 self._builder.token(self._run, text)
                 self._advance(text)
@@ -144,6 +147,8 @@ class StreamParser:
 
     def _text(self, text: str) -> None:
         if self._run is not None:  # the hot path: more of a run already fed to the parser
+            if self._keep_tree:  # a tree needs every piece (a transformer joins a run's pieces)
+                self._parser.feed_token(Token(self._run, text))
             self._builder.token(self._run, text)
             self._advance(text)
             return
@@ -270,7 +275,7 @@ class StreamParser:
             self._builder.close()
             return
         try:
-            self._parser.feed_eof()
+            self.tree = self._parser.feed_eof()
         except UnexpectedInput:  # a stop marker then more text was kept as content already
             pass
 
@@ -324,6 +329,8 @@ class StreamParser:
         state = self._parser.parser_state
         self._silent_conf = copy(state.parse_conf)
         self._silent_conf.callbacks = {}
+        if self._keep_tree:
+            return  # Lark's own callbacks build the tree
         conf = copy(state.parse_conf)
         conf.callbacks = {
             rule: self._bad_rule(str(rule.origin.name)) if str(rule.origin.name).startswith("bad_") else _discard

@@ -1,0 +1,72 @@
+"""``parse_prompt``: a whole rendered prompt back into the conversation it came from.
+
+The same grammar and engine as completions, started at the grammar's ``conversation`` rule and
+kept strict: a prompt is the template's own output, so any deviation is an error (a
+``ParseError`` with its position). Lark builds the tree; one reader per grammar (``prompt_*``
+modules, each a Lark ``Transformer``) turns it into a ``Conversation``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from lark import Token, Tree
+
+from codec.grammar import PROMPT_START, compiled
+from codec.models import Content, ContentPart, MediaPart, TextPart
+from codec.registry import FormatSpec
+from codec.stream import StreamParser
+
+Reader = Callable[[Tree[Any], FormatSpec, "Callable[[str], str]"], Any]
+
+
+def prompt_tree(grammar_file: str, prompt: str) -> Tree[Any]:
+    """The Lark tree of a whole prompt (``ParseError`` where it leaves the grammar)."""
+    if PROMPT_START not in compiled(grammar_file).parser.options.start:
+        raise NotImplementedError(f"{grammar_file} has no {PROMPT_START} rule")
+    parser = StreamParser(grammar_file, prompt="", tools=(), strict=True,
+                          start=PROMPT_START, keep_tree=True)
+    parser.feed(prompt)
+    parser.close()
+    tree: Tree[Any] = parser.tree
+    return tree
+
+
+def text_of(children: Iterable[Any], *terminals: str) -> str:
+    """The text of the children that are tokens of ``terminals``, joined (a run of free text
+    arrives as several tokens)."""
+    return "".join(str(c) for c in children if isinstance(c, Token) and c.type in terminals)
+
+
+def content_of(parts: Sequence[str | MediaPart]) -> Content:
+    """Content from text pieces and media placeholders: a string when there is no media,
+    else a list of parts with adjacent text joined."""
+    if all(isinstance(part, str) for part in parts):
+        return "".join(str(part) for part in parts)
+    merged: list[ContentPart] = []
+    for part in parts:
+        if isinstance(part, str) and merged and isinstance(merged[-1], TextPart):
+            merged[-1] = TextPart(text=merged[-1].text + part)
+        elif isinstance(part, str):
+            merged.append(TextPart(text=part))
+        else:
+            merged.append(part)
+    return tuple(merged)
+
+
+def media(kind: str) -> MediaPart:
+    """A media placeholder part (the prompt shows only that there was one)."""
+    return MediaPart(type=kind)  # type: ignore[arg-type]
+
+
+def sequential_ids() -> Callable[[str], str]:
+    """Ids for calls the format writes without one: ``call_0``, ``call_1``, ... in prompt order
+    (``canonical`` numbers them the same way)."""
+    counter = iter(range(1 << 62))
+    return lambda _name: f"call_{next(counter)}"
+
+
+def wrap_tool(function: Mapping[str, Any]) -> dict[str, Any]:
+    """A tool in the OpenAI shape around a function declaration."""
+    return {"type": "function", "function": dict(function)}

@@ -1,0 +1,215 @@
+"""Reads a GLM prompt's tree (``glm.lark``, rule ``conversation``) into a ``Conversation``.
+
+Serves ``glm`` and ``glm-effort``. What the prompt shows, literally::
+
+    [gMASK]<sop><|system|>Reasoning Effort: Max<|system|>\\n# Tools…<tools>\\n{function JSON}\\n</tools>…
+    <|system|>caller's system text<|user|>text<|assistant|><think>R</think>answer<tool_call>…
+    <|observation|><tool_response>result</tool_response><|assistant|><think>
+
+The first system block is the effort header when it is one the template writes (GLM: "Reasoning
+Effort: Low/High/Max"; glm-effort: a persona); the tools block is the one that ends with the
+template's call example. Calls carry no ids: they are numbered ``call_0``, ``call_1``, ... and a
+tool result takes the id of the call at its position in the preceding assistant turn.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from lark import Token, Transformer, Tree
+
+from codec.arguments import is_plain_string, property_schema, tool_schema, type_text
+from codec.models import (
+    AnyMessage,
+    AssistantMessage,
+    Conversation,
+    MediaPart,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+from codec.prompt import content_of, media, sequential_ids, text_of, wrap_tool
+from codec.registry import FormatSpec
+
+
+@dataclass
+class _Block:
+    kind: str
+    parts: list[str | MediaPart] = field(default_factory=list)
+    reasoning: str | None = None
+    calls: list[tuple[str, list[tuple[str, str]]]] = field(default_factory=list)
+    responses: list[list[str | MediaPart]] = field(default_factory=list)
+    example: bool = False
+    thinking: bool = False
+
+
+class _Tree(Transformer[Token, Any]):
+    """One small method per rule of ``glm.lark``'s prompt section."""
+
+    def image(self, _: list[Any]) -> MediaPart:
+        return media("image")
+
+    def video(self, _: list[Any]) -> MediaPart:
+        return media("video")
+
+    def audio(self, _: list[Any]) -> MediaPart:
+        return media("audio")
+
+    def tools_example(self, _: list[Any]) -> str:
+        return "example"
+
+    def reasoning(self, children: list[Any]) -> tuple[str, str]:
+        return ("reasoning", text_of(children, "REASONING"))
+
+    def argument(self, children: list[Any]) -> tuple[str, str]:
+        return (text_of(children, "ARG_KEY"), text_of(children, "ARG_VALUE"))
+
+    def tool_call(self, children: list[Any]) -> tuple[str, list[tuple[str, str]]]:
+        return (text_of(children, "TOOL_NAME"), [c for c in children if isinstance(c, tuple)])
+
+    def response(self, children: list[Any]) -> list[str | MediaPart]:
+        return _parts(children)
+
+    def system(self, children: list[Any]) -> _Block:
+        return _Block("system", _parts(children), example="example" in children)
+
+    def user(self, children: list[Any]) -> _Block:
+        return _Block("user", _parts(children))
+
+    def assistant(self, children: list[Any]) -> _Block:
+        reasoning = next(c[1] for c in children if isinstance(c, tuple) and c[0] == "reasoning")
+        calls = [c for c in children if isinstance(c, tuple) and c[0] != "reasoning"]
+        return _Block("assistant", _parts(children), reasoning=reasoning, calls=calls)
+
+    def observation(self, children: list[Any]) -> _Block:
+        return _Block("observation", responses=[c for c in children if isinstance(c, list)])
+
+    def generation(self, children: list[Any]) -> _Block:
+        return _Block("generation", thinking=any(isinstance(c, Token) for c in children[1:]))
+
+
+def _parts(children: list[Any]) -> list[str | MediaPart]:
+    return [c if isinstance(c, MediaPart) else str(c)
+            for c in children if isinstance(c, MediaPart) or (isinstance(c, Token) and c.type == "CONTENT")]
+
+
+def read(tree: Tree[Any], spec: FormatSpec) -> Conversation:
+    """The conversation of a GLM prompt tree."""
+    blocks: list[_Block] = [b for b in _Tree().transform(tree).children if isinstance(b, _Block)]
+    options, blocks = _header(blocks, spec)
+    tools, blocks = _tools(blocks)
+    generation = blocks[-1] if blocks and blocks[-1].kind == "generation" else None
+    if generation is not None:
+        blocks = blocks[:-1]
+    elif spec.name == "glm-effort" and blocks and _empty_assistant(blocks[-1]):
+        # `<|assistant|><think></think>` at the end is glm-effort's prompt with thinking off.
+        blocks, generation = blocks[:-1], _Block("generation", thinking=False)
+        options = {**options, "enable_thinking": False} if options else {"reasoning_effort": "0"}
+    if spec.name == "glm-effort":
+        options = _effort_mode(options, generation)
+    messages = _messages(blocks, tools)
+    return Conversation(messages=tuple(messages), tools=tuple(tools), options=options,
+                        add_generation_prompt=generation is not None)
+
+
+def _header(blocks: list[_Block], spec: FormatSpec) -> tuple[dict[str, Any], list[_Block]]:
+    """The effort header: the first block, if it is one the template writes."""
+    if blocks and blocks[0].kind == "system" and not blocks[0].example:
+        level = effort_headers(spec.name).get(content_of(blocks[0].parts))  # type: ignore[arg-type]
+        if level is not None:
+            return {"reasoning_effort": level}, blocks[1:]
+    return {}, blocks
+
+
+def _effort_mode(options: dict[str, Any], generation: _Block | None) -> dict[str, Any]:
+    """glm-effort without a persona: the regular mode (it also drops the `<think>`)."""
+    if "reasoning_effort" in options:
+        return options
+    return {"regular": True}
+
+
+@cache
+def effort_headers(name: str) -> dict[str, str]:
+    """Header text -> the ``reasoning_effort`` value that writes it, by rendering each level."""
+    from codec.codec import load  # a reader needs the format's own renderer: imported late
+
+    codec = load(name)
+    headers = {}
+    for level in codec.spec.effort_levels:
+        prompt = codec.render([], reasoning_effort=level, add_generation_prompt=False)
+        blocks = prompt_blocks(codec.spec, prompt)
+        if blocks and blocks[0].kind == "system":
+            headers.setdefault(content_of(blocks[0].parts), level)  # type: ignore[arg-type]
+    return headers  # type: ignore[return-value]
+
+
+def prompt_blocks(spec: FormatSpec, prompt: str) -> list[_Block]:
+    """The blocks of a prompt, before any interpretation."""
+    from codec.prompt import prompt_tree
+
+    return [b for b in _Tree().transform(prompt_tree(spec.grammar, prompt)).children
+            if isinstance(b, _Block)]
+
+
+def _tools(blocks: list[_Block]) -> tuple[list[dict[str, Any]], list[_Block]]:
+    """The tools block: one function declaration as JSON per line between <tools> and </tools>."""
+    for index, block in enumerate(blocks):
+        if block.kind == "system" and block.example:
+            text = content_of(block.parts)
+            listing = str(text).split("<tools>\n", 1)[1].rsplit("\n</tools>", 1)[0]
+            tools = [wrap_tool(json.loads(line)) for line in listing.split("\n") if line]
+            return tools, blocks[:index] + blocks[index + 1 :]
+    return [], blocks
+
+
+def _empty_assistant(block: _Block) -> bool:
+    return block.kind == "assistant" and not block.reasoning and not block.parts and not block.calls
+
+
+def _messages(blocks: list[_Block], tools: list[dict[str, Any]]) -> list[AnyMessage]:
+    new_id = sequential_ids()
+    messages: list[AnyMessage] = []
+    for block in blocks:
+        if block.kind == "system":
+            messages.append(SystemMessage(content=content_of(block.parts)))
+        elif block.kind == "user":
+            messages.append(UserMessage(content=content_of(block.parts)))
+        elif block.kind == "assistant":
+            messages.append(_assistant(block, tools, new_id))
+        else:
+            messages += _results(block, messages)
+    return messages
+
+
+def _assistant(block: _Block, tools: list[dict[str, Any]], new_id: Any) -> AssistantMessage:
+    calls = tuple(
+        ToolCall(id=new_id(name), name=name, arguments=typed_arguments(tools, name, pairs))
+        for name, pairs in block.calls
+    )
+    content = content_of(block.parts)
+    return AssistantMessage(content=content or None, reasoning=block.reasoning or None,
+                            tool_calls=calls)
+
+
+def typed_arguments(tools: list[dict[str, Any]], name: str, pairs: list[tuple[str, str]]) -> dict[str, Any]:
+    """GLM's raw ``<arg_value>`` texts typed by the tool's schema (a string schema keeps the
+    text; anything else reads as JSON)."""
+    parameters = tool_schema(tools, name)
+    arguments = {}
+    for key, text in pairs:
+        schema = property_schema(parameters, key)
+        arguments[key] = text if is_plain_string(schema) else type_text(text, schema)
+    return arguments
+
+
+def _results(block: _Block, messages: list[AnyMessage]) -> list[ToolMessage]:
+    previous = messages[-1] if messages else None
+    calls = previous.tool_calls if isinstance(previous, AssistantMessage) else ()
+    return [
+        ToolMessage(content=content_of(parts), tool_call_id=calls[i].id if i < len(calls) else None)
+        for i, parts in enumerate(block.responses)
+    ]
