@@ -1,11 +1,10 @@
-"""Streaming cost is linear (DESIGN invariant 6): checked by counting work, and by comparing
-two sizes in one run with a generous margin — never against a fixed time."""
+"""Streaming cost is linear (DESIGN invariant 6), checked by counting work — the Python function
+calls a whole stream makes at two sizes — never by timing (benchmarks/ measures µs per feed)."""
 
 from __future__ import annotations
 
 import cProfile
 import pstats
-import time
 
 import codec
 from parse_support import TOOLS, ids
@@ -44,19 +43,3 @@ def test_function_calls_grow_linearly_with_the_argument() -> None:
     for fmt in FORMATS:
         small, large = _calls(fmt, 12_500), _calls(fmt, 50_000)
         assert large <= 4 * small * 1.1, (fmt, small, large)
-
-
-def test_time_per_feed_does_not_grow() -> None:
-    for fmt in FORMATS:
-        per_feed = []
-        for size in (12_500, 50_000):
-            feeds = _feeds(fmt, size)
-            best = min(_timed(fmt, feeds) for _ in range(3))
-            per_feed.append(best / len(feeds))
-        assert per_feed[1] <= per_feed[0] * 2.0, (fmt, per_feed)  # flat, with a generous margin
-
-
-def _timed(fmt: str, feeds: list[str]) -> float:
-    start = time.perf_counter()
-    _stream(fmt, feeds)
-    return time.perf_counter() - start

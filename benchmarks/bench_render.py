@@ -1,0 +1,143 @@
+"""Render 20- and 200-turn agent conversations with every bundled template: transformers'
+``apply_chat_template`` against ``codec``, side by side in one run, on the same inputs.
+
+    /tmp/venv/bin/python benchmarks/bench_render.py [--repeat N]
+
+Each conversation: a system message, 5 tools, and per turn a user message, an assistant message
+with reasoning and a tool call, the tool's result and the assistant's answer. The prompts are
+checked byte-identical once before timing; each time is the best of ``--repeat`` runs.
+Target (DESIGN.md): codec <= 0.5 x transformers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import tokenizers
+from transformers import PreTrainedTokenizerFast
+from transformers.utils import chat_template_utils
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source checkout
+
+import codec
+from codec._resources import read_text
+from codec.registry import FORMATS
+
+NOW = datetime(2026, 3, 14, 9, 26, 53)
+
+
+class _FrozenClock:
+    def now(self) -> datetime:
+        return NOW
+
+
+def reference_tokenizer(fmt: str) -> Any:
+    """An offline tokenizer carrying the format's template and bos/eos tokens."""
+    spec = FORMATS[fmt]
+    tokens = {"bos_token": spec.bos_token, "eos_token": spec.eos_token}
+    backend: Any = PreTrainedTokenizerFast  # untyped in transformers
+    tokenizer: Any = backend(
+        tokenizer_object=tokenizers.Tokenizer(tokenizers.models.WordLevel({"<unk>": 0}, "<unk>")),
+        **{name: token for name, token in tokens.items() if token is not None},
+    )
+    tokenizer.chat_template = read_text("templates", spec.template)
+    return tokenizer
+
+
+def tools() -> list[dict[str, Any]]:
+    """Five tools with small nested schemas."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": f"tool_{n}",
+                "description": f"Tool number {n}.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "query": {"type": "string", "description": "What to look for"},
+                        "limit": {"type": "integer"},
+                        "filters": {"type": "object", "properties": {"site": {"type": "string"}}},
+                    },
+                    "required": ["query"],
+                },
+            },
+        }
+        for n in range(5)
+    ]
+
+
+def conversation(turns: int) -> list[dict[str, Any]]:
+    """``turns`` agent turns in the template form (arguments as objects, reasoning twice)."""
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a careful agent."}]
+    for n in range(turns):
+        reasoning = f"Turn {n}: I should call tool_{n % 5} to find out."
+        call = {
+            "id": f"call_{n:06d}",
+            "type": "function",
+            "function": {"name": f"tool_{n % 5}", "arguments": {"query": f"q{n}", "limit": n}},
+        }
+        messages += [
+            {"role": "user", "content": f"Question {n}: what does tool {n % 5} say?"},
+            {
+                "role": "assistant",
+                "reasoning_content": reasoning,
+                "reasoning": reasoning,
+                "tool_calls": [call],
+            },
+            {"role": "tool", "tool_call_id": call["id"], "content": f"Result {n}: 42."},
+            {"role": "assistant", "content": f"Tool {n % 5} says 42."},
+        ]
+    return messages
+
+
+def best_ms(run: Callable[[], object], repeat: int) -> float:
+    """The fastest of ``repeat`` runs, in milliseconds."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times) * 1000
+
+
+def measure(fmt: str, turns: int, repeat: int) -> tuple[float, float]:
+    """(transformers ms, codec ms) for one format and length, after checking equal output."""
+    tokenizer, ours = reference_tokenizer(fmt), codec.load(fmt)
+    messages, tool_list = conversation(turns), tools()
+
+    def theirs() -> object:
+        return tokenizer.apply_chat_template(
+            messages, tools=tool_list, add_generation_prompt=True, tokenize=False
+        )
+
+    def mine() -> str:
+        return ours.render(messages, tools=tool_list, add_generation_prompt=True, now=NOW)
+
+    with mock.patch.object(chat_template_utils, "datetime", _FrozenClock()):
+        if theirs() != mine():
+            raise SystemExit(f"{fmt}, {turns} turns: prompts differ")
+        return best_ms(theirs, repeat), best_ms(mine, repeat)
+
+
+def main() -> None:
+    """Print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    print(f"{'format':<12} {'turns':>5} {'transformers ms':>16} {'codec ms':>9} {'ratio':>6}")
+    for fmt in codec.formats():
+        for turns in (20, 200):
+            theirs, ours = measure(fmt, turns, args.repeat)
+            print(f"{fmt:<12} {turns:>5} {theirs:>16.2f} {ours:>9.2f} {ours / theirs:>6.2f}")
+
+
+if __name__ == "__main__":
+    main()

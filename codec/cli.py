@@ -1,0 +1,280 @@
+"""The ``codec`` command: render prompts, parse or stream completions, run the demo.
+
+Each subcommand is one entry of ``COMMANDS``: a function that adds its arguments and a function
+that runs it, returning the exit status. Adding one (``roundtrip``) is an entry and two
+functions. Errors the user can fix — a ``CodecError``, a missing file, bad JSON, a malformed
+``--option`` — print ``codec: error: ...`` and exit 2, like argparse's own usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import codecs
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import Any, BinaryIO
+
+import codec
+from codec.errors import CodecError
+from codec.stream import Diagnostic, StreamParser
+
+READ_SIZE = 64
+"""Bytes ``codec stream`` asks for at a time: output follows input as it arrives."""
+
+
+class UsageError(Exception):
+    """A problem with the command's input (a file, its JSON, an option), not with the library."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """A subcommand: its one-line help, how it adds arguments, and what it runs."""
+
+    help: str
+    configure: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``codec`` and ``python -m codec``; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except (CodecError, UsageError) as error:
+        return _fail(str(error))
+    except BrokenPipeError:  # `codec ... | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except OSError as error:
+        where = f": {error.filename}" if error.filename else ""
+        return _fail(f"{error.strerror or error}{where}")
+    except KeyboardInterrupt:
+        return 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand of ``COMMANDS``."""
+    parser = argparse.ArgumentParser(
+        prog="codec", description="Render chat prompts and parse completions, byte-exactly."
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, command in COMMANDS.items():
+        child = sub.add_parser(name, help=command.help, description=command.help)
+        command.configure(child)
+        child.set_defaults(run=command.run)
+    return parser
+
+
+def _fail(message: str) -> int:
+    sys.stderr.write(f"codec: error: {message}\n")
+    return 2
+
+
+def _format_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--format``, ``--tools`` and ``--option``, shared by render, parse and stream."""
+    parser.add_argument("-f", "--format", required=True,
+                        help="a format name (see codec.formats()) or a model id")
+    parser.add_argument("--tools", metavar="TOOLS.json", help="a JSON list of tools (JSON schemas)")
+    parser.add_argument(
+        "--option", "-o", action="append", default=[], type=_option, metavar="KEY=VALUE",
+        help="a template option; VALUE is JSON when it parses (true, 3, \"x\"), else a string",
+    )
+
+
+def _option(text: str) -> tuple[str, Any]:
+    key, equals, value = text.partition("=")
+    if not equals or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+def _input_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument("input", nargs="?", default="-", help=f"{what} (default: - for stdin)")
+
+
+def _configure_render(parser: argparse.ArgumentParser) -> None:
+    _format_arguments(parser)
+    parser.add_argument("--no-generation-prompt", action="store_true",
+                        help="end after the last message (no assistant header)")
+    parser.add_argument("--now", type=_date, help="the date the template prints (2026-01-31)")
+    parser.add_argument("--allow-special-tokens", action="store_true",
+                        help="let message text contain the format's special tokens")
+    _input_argument(parser, "a JSON list of messages, or {\"messages\": [...], \"tools\": [...]}")
+
+
+def _date(text: str) -> datetime:
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected an ISO date like 2026-01-31, got {text!r}"
+        ) from None
+
+
+def _render(args: argparse.Namespace) -> int:
+    data = _load_json(args.input)
+    messages, tools = data, None
+    if isinstance(data, dict):  # an OpenAI request body, or just {"messages", "tools"}
+        messages, tools = data.get("messages"), data.get("tools")
+    if not isinstance(messages, list):
+        raise UsageError(
+            f"{_name(args.input)}: expected a list of messages or {{\"messages\": [...]}}"
+        )
+    prompt = codec.load(args.format).render(
+        messages,
+        tools=_load_tools(args.tools) if args.tools else tools,
+        add_generation_prompt=not args.no_generation_prompt,
+        now=args.now,
+        allow_special_tokens=args.allow_special_tokens,
+        **dict(args.option),
+    )
+    sys.stdout.write(prompt)
+    return 0
+
+
+def _configure_parse(parser: argparse.ArgumentParser) -> None:
+    _format_arguments(parser)
+    _parse_arguments(parser)
+    _input_argument(parser, "the completion text")
+
+
+def _parse_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options shared by parse and stream."""
+    parser.add_argument("--strict", action="store_true",
+                        help="stop at the first deviation from the format (exit 2)")
+    parser.add_argument("--sequential-ids", action="store_true",
+                        help="ids call_0, call_1, ... for formats whose calls carry none")
+
+
+def _parse(args: argparse.Namespace) -> int:
+    parser = _stream_parser(args)
+    parser.feed(_read_text(args.input))
+    parser.close()
+    _report(parser.diagnostics)
+    sys.stdout.write(json.dumps(parser.message.to_openai(), ensure_ascii=False, indent=2) + "\n")
+    return 0
+
+
+def _configure_stream(parser: argparse.ArgumentParser) -> None:
+    _format_arguments(parser)
+    _parse_arguments(parser)
+    _input_argument(parser, "the completion, read as it arrives")
+
+
+def _stream(args: argparse.Namespace) -> int:
+    parser = _stream_parser(args)
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    seen = 0  # diagnostics already reported
+    with _open_binary(args.input) as source:
+        while data := os.read(source.fileno(), READ_SIZE):
+            _emit(parser.feed(_decode(decoder, data, args.input)))
+            seen = _report(parser.diagnostics, seen)
+    _emit(parser.feed(_decode(decoder, b"", args.input, final=True)) + parser.close())
+    _report(parser.diagnostics, seen)
+    return 0
+
+
+def _decode(decoder: codecs.IncrementalDecoder, data: bytes, path: str, final: bool = False) -> str:
+    try:
+        return decoder.decode(data, final=final)
+    except UnicodeDecodeError:
+        raise UsageError(f"{_name(path)}: not UTF-8 text") from None
+
+
+def event_json(event: codec.Event) -> dict[str, Any]:
+    """An event as one JSON object: its type, its fields, and its OpenAI ``delta``."""
+    record: dict[str, Any] = {"event": type(event).__name__}
+    for field in fields(event):
+        value = getattr(event, field.name)
+        record[field.name] = value.to_openai() if isinstance(value, codec.ToolCall) else value
+    record["delta"] = codec.openai_delta(event)
+    return record
+
+
+def _emit(events: list[codec.Event]) -> None:
+    for event in events:
+        sys.stdout.write(json.dumps(event_json(event), ensure_ascii=False) + "\n")
+    if events:
+        sys.stdout.flush()
+
+
+def _stream_parser(args: argparse.Namespace) -> StreamParser:
+    return codec.load(args.format).stream(
+        tools=_load_tools(args.tools) if args.tools else None,
+        strict=args.strict,
+        id_factory=(lambda index: f"call_{index}") if args.sequential_ids else None,
+        **dict(args.option),
+    )
+
+
+def _report(diagnostics: Sequence[Diagnostic], seen: int = 0) -> int:
+    """Print the diagnostics after the first ``seen`` to stderr; how many there are now."""
+    for diagnostic in diagnostics[seen:]:
+        sys.stderr.write(f"codec: repaired {diagnostic.code} at offset {diagnostic.offset}: "
+                         f"{diagnostic.message}\n")
+    return len(diagnostics)
+
+
+def _configure_demo(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("formats", nargs="*", metavar="FORMAT", help="only these formats")
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from codec import demo  # the demo's data is only needed here
+
+    demo.run(sys.stdout, args.formats or None)
+    return 0
+
+
+def _name(path: str) -> str:
+    return "<stdin>" if path == "-" else path
+
+
+def _open_binary(path: str) -> BinaryIO:
+    return os.fdopen(os.dup(sys.stdin.fileno()), "rb") if path == "-" else open(path, "rb")
+
+
+def _read_text(path: str) -> str:
+    """The file's exact text (no newline translation), or stdin's."""
+    with _open_binary(path) as source:
+        data: bytes = source.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UsageError(f"{_name(path)}: not UTF-8 text (byte {error.start})") from None
+
+
+def _load_json(path: str) -> Any:
+    try:
+        return json.loads(_read_text(path))
+    except json.JSONDecodeError as error:
+        raise UsageError(
+            f"{_name(path)}: invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
+        ) from None
+
+
+def _load_tools(path: str) -> list[Any]:
+    """A JSON list of tools, or an object holding one under ``"tools"``."""
+    data = _load_json(path)
+    tools = data.get("tools") if isinstance(data, dict) else data
+    if not isinstance(tools, list):
+        raise UsageError(f"{path}: expected a JSON list of tools or {{\"tools\": [...]}}")
+    return tools
+
+
+COMMANDS: dict[str, Command] = {
+    "render": Command("print the prompt for a conversation", _configure_render, _render),
+    "parse": Command("parse a completion into an OpenAI assistant message (JSON)",
+                     _configure_parse, _parse),
+    "stream": Command("parse a completion as it arrives: one JSON event per line",
+                      _configure_stream, _stream),
+    "demo": Command("render, stream-parse and continue a conversation in every format",
+                    _configure_demo, _demo),
+}
