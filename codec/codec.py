@@ -9,9 +9,13 @@ from typing import Any
 
 from codec import registry
 from codec._resources import read_text
-from codec import prompt_glm
+import importlib
+from datetime import date
+from types import ModuleType
+
+from codec import canonical as _canonical
 from codec.errors import CodecError, RenderError
-from codec.models import AssistantMessage, Conversation
+from codec.models import AssistantMessage, Conversation, to_messages
 from codec.prompt import prompt_tree
 from codec.registry import FormatSpec
 from codec.render import Renderer
@@ -19,9 +23,6 @@ from codec.stream import StreamParser
 
 Tools = Sequence[Mapping[str, Any]] | None
 
-_PROMPT_READERS: dict[str, Callable[[Any, FormatSpec], Conversation]] = {
-    "glm.lark": prompt_glm.read,
-}
 
 
 class Codec:
@@ -56,7 +57,7 @@ class Codec:
         *,
         tools: Tools = None,
         add_generation_prompt: bool = True,
-        now: datetime | None = None,
+        now: datetime | date | str | None = None,
         allow_special_tokens: bool = False,
         **options: Any,
     ) -> str:
@@ -71,7 +72,7 @@ class Codec:
             messages,
             tools=tools,
             add_generation_prompt=add_generation_prompt,
-            now=now,
+            now=as_datetime(now),
             allow_special_tokens=allow_special_tokens,
             options=options,
         )
@@ -139,10 +140,48 @@ class Codec:
         Exactly ``canonical`` of what was rendered; ``render`` of the result gives ``prompt``
         back. ``ParseError`` (with its position) when the text is not this format's prompt.
         """
-        reader = _PROMPT_READERS.get(self.spec.grammar)
-        if reader is None:
-            raise CodecError(f"parse_prompt is not available for {self.name!r} yet")
-        return reader(prompt_tree(self.spec.grammar, prompt), self.spec)
+        reader = _format_module("prompt", self.spec)
+        conversation: Conversation = reader.read(prompt_tree(self.spec.grammar, prompt), self.spec)
+        return conversation
+
+    def canonical(
+        self,
+        messages: Sequence[Any],
+        *,
+        tools: Tools = None,
+        add_generation_prompt: bool = True,
+        now: datetime | date | str | None = None,
+        **options: Any,
+    ) -> Conversation:
+        """What this format keeps of a conversation: exactly what ``parse_prompt`` returns for
+        ``render(messages, tools=tools, ...)``. The rules are in ``canonical_*`` modules, one
+        function per rule; ``explain_losses`` lists the ones that apply."""
+        return self._canonical(messages, tools, add_generation_prompt, now, options)[0]
+
+    def explain_losses(
+        self,
+        messages: Sequence[Any],
+        *,
+        tools: Tools = None,
+        add_generation_prompt: bool = True,
+        now: datetime | date | str | None = None,
+        **options: Any,
+    ) -> list[_canonical.Loss]:
+        """What rendering in this format drops or changes, message by message, and why."""
+        return self._canonical(messages, tools, add_generation_prompt, now, options)[1]
+
+    def _canonical(
+        self, messages: Sequence[Any], tools: Tools, add_generation_prompt: bool,
+        now: datetime | date | str | None, options: dict[str, Any],
+    ) -> tuple[Conversation, list[_canonical.Loss]]:
+        self._renderer.check_options(options)
+        draft = _canonical.Draft(
+            messages=to_messages(messages), tools=[dict(tool) for tool in tools or ()],
+            options=dict(options), add_generation_prompt=add_generation_prompt,
+            now=as_datetime(now) or datetime.now(),
+        )
+        losses = _canonical.apply(_format_module("canonical", self.spec).rules(self.spec), draft)
+        return draft.conversation(), losses
 
     def _generation_prompt_after(
         self, history: Sequence[Any], tools: Tools, options: Mapping[str, Any]
@@ -156,6 +195,26 @@ class Codec:
                 f"the {self.name} template's generation prompt is not a suffix of the prompt"
             )
         return with_prompt[len(without) :]
+
+
+def _format_module(kind: str, spec: FormatSpec) -> ModuleType:
+    """``codec.prompt_<grammar>`` (the prompt reader) or ``codec.canonical_<grammar>`` (the
+    rules) of a format; by name, so adding a format adds modules and touches no table."""
+    stem = spec.grammar.removesuffix(".lark")
+    try:
+        return importlib.import_module(f"codec.{kind}_{stem}")
+    except ModuleNotFoundError:
+        raise CodecError(f"{kind} support is not available for {spec.name!r} yet") from None
+
+
+def as_datetime(now: datetime | date | str | None) -> datetime | None:
+    """``now`` as a datetime: a date means its midnight, a string is ISO 8601 (the form
+    ``Conversation.options["now"]`` holds when a prompt shows its date)."""
+    if now is None or isinstance(now, datetime):
+        return now
+    if isinstance(now, str):
+        return datetime.fromisoformat(now)
+    return datetime(now.year, now.month, now.day)
 
 
 def load(name: str, *, template: str | Path | None = None) -> Codec:

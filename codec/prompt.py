@@ -46,6 +46,8 @@ def content_of(parts: Sequence[str | MediaPart]) -> Content:
         return "".join(str(part) for part in parts)
     merged: list[ContentPart] = []
     for part in parts:
+        if part == "":
+            continue  # an empty text part leaves nothing in the prompt
         if isinstance(part, str) and merged and isinstance(merged[-1], TextPart):
             merged[-1] = TextPart(text=merged[-1].text + part)
         elif isinstance(part, str):

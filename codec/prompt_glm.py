@@ -21,6 +21,7 @@ from typing import Any
 
 from lark import Token, Transformer, Tree
 
+from codec.canonical_glm_effort import control_as_parts
 from codec.arguments import is_plain_string, property_schema, tool_schema, type_text
 from codec.models import (
     AnyMessage,
@@ -112,6 +113,8 @@ def read(tree: Tree[Any], spec: FormatSpec) -> Conversation:
     if spec.name == "glm-effort":
         options = _effort_mode(options, generation)
     messages = _messages(blocks, tools)
+    if spec.name == "glm-effort":
+        messages = [m.model_copy(update={"content": control_as_parts(m.content)}) for m in messages]
     return Conversation(messages=tuple(messages), tools=tuple(tools), options=options,
                         add_generation_prompt=generation is not None)
 

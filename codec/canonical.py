@@ -1,0 +1,87 @@
+"""``canonical``: what a format keeps of a conversation — exactly what ``parse_prompt`` gives
+back after ``render`` — written as explicit rules, one small function per rule.
+
+Each format lists its rules in order (``canonical_glm``, ``canonical_solar``,
+``canonical_gemma``). A rule changes a ``Draft`` in place; its docstring says what the format
+loses and cites the template line that causes it, and ``explain_losses`` shows those docstrings
+for the rules that changed something, message by message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from codec.errors import describe
+from codec.models import AnyMessage, Conversation
+
+
+@dataclass
+class Draft:
+    """A conversation on its way to its canonical form (mutable, unlike ``Conversation``)."""
+
+    messages: list[AnyMessage]
+    tools: list[dict[str, Any]]
+    options: dict[str, Any]
+    add_generation_prompt: bool
+    now: datetime
+    notes: dict[str, Any] = field(default_factory=dict)  # facts one rule leaves for a later one
+
+    def conversation(self) -> Conversation:
+        """The frozen result."""
+        return Conversation(messages=tuple(self.messages), tools=tuple(self.tools),
+                            options=dict(self.options), add_generation_prompt=self.add_generation_prompt)
+
+
+Rule = Callable[[Draft], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Loss:
+    """One change a format makes: which ``rule``, its ``explanation`` (the rule's docstring),
+    and where — ``message_index`` into the messages as they were before the rule, or ``None``
+    for tools, options or the message list as a whole."""
+
+    rule: str
+    explanation: str
+    message_index: int | None
+    before: str
+    after: str
+
+    def __str__(self) -> str:
+        where = f"message {self.message_index}" if self.message_index is not None else "conversation"
+        return f"{where}: {self.explanation} [{self.rule}]\n    before: {self.before}\n    after:  {self.after}"
+
+
+def apply(rules: Sequence[Rule], draft: Draft) -> list[Loss]:
+    """Apply ``rules`` in order; every change they made."""
+    losses: list[Loss] = []
+    for rule in rules:
+        before = (list(draft.messages), list(draft.tools), dict(draft.options), draft.add_generation_prompt)
+        rule(draft)
+        losses += _changes(rule, before, draft)
+    return losses
+
+
+def _changes(rule: Rule, before: tuple[Any, ...], draft: Draft) -> list[Loss]:
+    explanation = (rule.__doc__ or rule.__name__).strip().split("\n\n")[0].replace("\n", " ")
+    name = rule.__name__.lstrip("_")
+    messages, tools, options, generation = before
+    found: list[Loss] = []
+    if len(messages) == len(draft.messages):
+        for index, (old, new) in enumerate(zip(messages, draft.messages)):
+            if old != new:
+                found.append(Loss(name, explanation, index, describe(_shown(old), 120), describe(_shown(new), 120)))
+    else:
+        found.append(Loss(name, explanation, None, f"{len(messages)} messages", f"{len(draft.messages)} messages"))
+    for label, old, new in (("tools", tools, draft.tools), ("options", options, draft.options),
+                            ("add_generation_prompt", generation, draft.add_generation_prompt)):
+        if old != new:
+            found.append(Loss(name, explanation, None, f"{label}={describe(old, 100)}", f"{label}={describe(new, 100)}"))
+    return found
+
+
+def _shown(message: AnyMessage) -> dict[str, Any]:
+    return message.to_openai()
