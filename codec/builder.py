@@ -193,6 +193,7 @@ class MessageBuilder:
             fragment, complete = call.json.close()
             if not complete:
                 self._report("incomplete_arguments", "the arguments JSON was cut short")
+                self._on_content(call.json.unconsumed, False)
         else:
             fragment = call.emitter.finish()
         self._delta(call, fragment)

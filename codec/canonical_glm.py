@@ -28,6 +28,7 @@ from codec.models import (
     UserMessage,
 )
 from codec.prompt import content_of, media
+from codec.prompt_glm import HIDDEN_TOOL
 from codec.registry import FormatSpec
 
 _MEDIA = {"image": "image", "image_url": "image", "video": "video", "video_url": "video",
@@ -59,7 +60,9 @@ def _tools_as_listed(draft: Draft) -> None:
         if not function.get("defer_loading"):
             kept = {k: v for k, v in function.items() if k not in ("defer_loading", "strict")}
             listed.append({"type": "function", "function": kept})
-    draft.tools = listed
+    # Tools that are all deferred still open the tools block, listing nothing: one hidden tool
+    # stands for them (what parse_prompt gives back for an empty listing).
+    draft.tools = listed or ([dict(HIDDEN_TOOL)] if draft.tools else [])
 
 
 def _think_in_content(draft: Draft) -> None:

@@ -16,6 +16,8 @@ from types import ModuleType
 from codec import canonical as _canonical
 from codec.errors import CodecError, RenderError
 from codec.models import AssistantMessage, Conversation, to_messages
+from codec.prefix import PrefixCheck
+from codec.prefix import check as check_prefix
 from codec.prompt import prompt_tree
 from codec.registry import FormatSpec
 from codec.render import Renderer
@@ -76,6 +78,18 @@ class Codec:
             allow_special_tokens=allow_special_tokens,
             options=options,
         )
+
+    def render_conversation(self, conversation: Conversation, **overrides: Any) -> str:
+        """``render`` of a ``Conversation`` (from ``parse_prompt``, ``canonical`` or the
+        ``followed_by`` / ``with_tool_results`` helpers) with its tools, options and generation
+        prompt; ``overrides`` replace any of them (e.g. ``now=``)."""
+        arguments: dict[str, Any] = {
+            "tools": list(conversation.tools) or None,
+            "add_generation_prompt": conversation.add_generation_prompt,
+            **conversation.options,
+            **overrides,
+        }
+        return self.render(list(conversation.messages), **arguments)
 
     def stream(
         self,
@@ -182,6 +196,39 @@ class Codec:
         )
         losses = _canonical.apply(_format_module("canonical", self.spec).rules(self.spec), draft)
         return draft.conversation(), losses
+
+    def prefix_check(
+        self,
+        history: Sequence[Any],
+        reply: str | AssistantMessage | Mapping[str, Any],
+        *,
+        tools: Tools = None,
+        now: datetime | date | str | None = None,
+        **options: Any,
+    ) -> PrefixCheck:
+        """Whether ``render(history + [reply], add_generation_prompt=False)`` starts with
+        ``render(history) + completion`` — i.e. whether a serving engine's KV cache of the
+        prompt and the model's output survives into the next turn — and if not, where and why.
+
+        ``reply`` is the model's raw completion text (best: it is what the cache holds), or a
+        message, whose completion is then what the template writes for it after the prompt.
+        """
+        when = as_datetime(now) or datetime.now()
+        prompt = self.render(history, tools=tools, now=when, **options)
+        if isinstance(reply, str):
+            completion = reply
+            reply = self.parse(reply, tools=tools, history=history, **options)
+        else:
+            completion = ""
+        messages = [*history, reply]
+        rendered = self.render(messages, tools=tools, now=when, add_generation_prompt=False, **options)
+        if not completion and rendered.startswith(prompt):
+            completion = rendered[len(prompt) :]
+        return check_prefix(
+            prompt, completion, rendered,
+            lambda k: self.render(messages[:k], tools=tools, now=when, add_generation_prompt=False, **options),
+            len(messages),
+        )
 
     def _generation_prompt_after(
         self, history: Sequence[Any], tools: Tools, options: Mapping[str, Any]

@@ -83,6 +83,7 @@ class JsonArgumentsStream:
         self.failed = False
         self.duplicates: list[str] = []
         self.examined = 0
+        self.unconsumed = ""
 
     def feed(self, text: str) -> tuple[str, str]:
         """``(JSON fragment, rejected text)`` for the next piece of the arguments text."""
@@ -112,6 +113,9 @@ class JsonArgumentsStream:
             self._finished = True
             self._out.append(self._emitter.finish())
         complete = self._state is _State.DONE and not self.failed
+        # Text consumed but never reflected in a fragment (a cut-off key, word or escape): the
+        # caller keeps it as content, so a truncated call loses nothing.
+        self.unconsumed = "" if complete else "".join(self._held)
         return "".join(self._out), complete
 
     def _emit(self, fragment: str, reflected: int) -> None:

@@ -234,6 +234,28 @@ class Conversation(_Frozen):
         """The messages in OpenAI wire form."""
         return [message.to_openai() for message in self.messages]
 
+    def followed_by(self, *messages: Any) -> Conversation:
+        """A new conversation with ``messages`` (dicts or models) appended; it ends with them,
+        so ``add_generation_prompt`` is set again (the next prompt asks for a reply)."""
+        added = tuple(to_message(m, len(self.messages) + i) for i, m in enumerate(messages))
+        return self.model_copy(update={"messages": self.messages + added, "add_generation_prompt": True})
+
+    def with_tool_results(self, results: Mapping[str, Any]) -> Conversation:
+        """The conversation after running the last assistant message's calls: one tool message
+        per call, in call order, from ``results`` keyed by call id (a string result is used as
+        it is, anything else as JSON). ``RenderError`` names a call without a result."""
+        last = self.messages[-1] if self.messages else None
+        if not isinstance(last, AssistantMessage) or not last.tool_calls:
+            raise RenderError("the conversation does not end with tool calls", message_index=len(self.messages) - 1)
+        replies = []
+        for call in last.tool_calls:
+            if call.id not in results:
+                raise RenderError(f"no result for call {call.id!r} ({call.name})", message_index=len(self.messages) - 1)
+            result = results[call.id]
+            text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+            replies.append(ToolMessage(content=text, tool_call_id=call.id, name=call.name))
+        return self.followed_by(*replies)
+
 
 def to_message(message: Any, index: int = 0) -> AnyMessage:
     """One message from an OpenAI dict or a model; a ``RenderError`` names what is wrong."""

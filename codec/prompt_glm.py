@@ -36,6 +36,8 @@ from codec.models import (
 from codec.prompt import content_of, media, sequential_ids, text_of, wrap_tool
 from codec.registry import FormatSpec
 
+HIDDEN_TOOL = {"defer_loading": True}
+
 
 @dataclass
 class _Block:
@@ -162,10 +164,12 @@ def _tools(blocks: list[_Block]) -> tuple[list[dict[str, Any]], list[_Block]]:
     """The tools block: one function declaration as JSON per line between <tools> and </tools>."""
     for index, block in enumerate(blocks):
         if block.kind == "system" and block.example:
-            text = content_of(block.parts)
-            listing = str(text).split("<tools>\n", 1)[1].rsplit("\n</tools>", 1)[0]
+            text = str(content_of(block.parts))
+            listing = text.split("<tools>\n", 1)[1].rsplit("</tools>", 1)[0]
             tools = [wrap_tool(json.loads(line)) for line in listing.split("\n") if line]
-            return tools, blocks[:index] + blocks[index + 1 :]
+            # A block that lists no tool came from tools that were all deferred: one hidden
+            # tool stands for them, so the block renders again (canonical does the same).
+            return tools or [dict(HIDDEN_TOOL)], blocks[:index] + blocks[index + 1 :]
     return [], blocks
 
 

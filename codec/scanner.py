@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import cache
 
 _LONG_TEXT = 512
 """From this length on, markers are found by substring search instead of the regex."""
@@ -17,16 +18,25 @@ Piece = tuple[str | None, str]
 """``(marker terminal name, text)`` for a marker, ``(None, text)`` for the text between."""
 
 
+@cache
+def _tables(
+    markers: tuple[tuple[str, str], ...],
+) -> tuple[dict[str, str], re.Pattern[str], frozenset[str], int, re.Pattern[str]]:
+    """What scanning needs, built once per set of markers (a parser is made per completion)."""
+    texts = sorted((text for text, _ in markers), key=len, reverse=True)  # longest first
+    regex = re.compile("|".join(re.escape(text) for text in texts))
+    prefixes = frozenset(text[:i] for text in texts for i in range(1, len(text)))
+    starts = re.compile("[" + re.escape("".join({text[0] for text in texts})) + "]")
+    return dict(markers), regex, prefixes, len(texts[0]), starts
+
+
 class MarkerScanner:
     """Incremental marker recognition for one completion (sans-IO: strings in, pieces out)."""
 
     def __init__(self, markers: Mapping[str, str]) -> None:
-        ordered = sorted(markers, key=len, reverse=True)  # longest first: `</think>` before `<`
-        self._names = dict(markers)
-        self._regex = re.compile("|".join(re.escape(marker) for marker in ordered))
-        self._prefixes = frozenset(m[:i] for m in markers for i in range(1, len(m)))
-        self._longest = max(map(len, markers))
-        self._starts = re.compile("[" + re.escape("".join({m[0] for m in markers})) + "]")
+        self._names, self._regex, self._prefixes, self._longest, self._starts = _tables(
+            tuple(sorted(markers.items()))
+        )
         self._held = ""
 
     def feed(self, chunk: str) -> list[Piece]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from copy import copy
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from lark.exceptions import UnexpectedInput
@@ -34,6 +35,7 @@ PATTERN_BUFFER_LIMIT = 1024
 """Text held for pattern lexing before it must be decided (a header, never a payload)."""
 
 _ACCEPTS: dict[tuple[str, tuple[int, ...]], frozenset[str]] = {}
+_PRIMED: dict[tuple[str, str, bool], Any] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +120,14 @@ class StreamParser:
 
     def _prime(self, prompt: str) -> None:
         """Feed the generation prompt (e.g. ``<|assistant|><think>``), so the completion is
-        parsed from where the prompt left the model. It must fit the grammar."""
+        parsed from where the prompt left the model. It must fit the grammar. The parser state
+        it leaves is cached per prompt: a server starts many parsers from the same prompt."""
+        key = (self._grammar.name, prompt, self._keep_tree)
+        primed = _PRIMED.get(key)
+        if primed is not None:
+            self._parser = primed.copy(deepcopy_values=False)
+            self._parser.parser_state.parse_conf = self._conf
+            return
         try:
             self._pieces(self._scanner.feed(prompt))
             self._pieces(self._scanner.close())
@@ -131,6 +140,10 @@ class StreamParser:
         if self.diagnostics or self._builder.events:
             raise CodecError(f"the generation prompt {prompt!r} does not fit {self._grammar.name}")
         self._offset = self._line = self._line_start = 0
+        if self._run is None and not self._pending and self._before_call is None:
+            if len(_PRIMED) > 256:
+                _PRIMED.clear()
+            _PRIMED[key] = self._parser.copy(deepcopy_values=False)
 
     def _pieces(self, pieces: list[tuple[str | None, str]]) -> None:
         for name, text in pieces:
@@ -330,13 +343,14 @@ class StreamParser:
         self._silent_conf = copy(state.parse_conf)
         self._silent_conf.callbacks = {}
         if self._keep_tree:
+            self._conf = state.parse_conf
             return  # Lark's own callbacks build the tree
         conf = copy(state.parse_conf)
-        conf.callbacks = {
-            rule: self._bad_rule(str(rule.origin.name)) if str(rule.origin.name).startswith("bad_") else _discard
-            for rule in state.parse_conf.callbacks
-        }
-        state.parse_conf = conf
+        quiet, bad = _callback_plan(self._grammar.name)
+        conf.callbacks = dict(quiet)
+        for rule, name in bad:
+            conf.callbacks[rule] = self._bad_rule(name)
+        state.parse_conf = self._conf = conf
 
     def _bad_rule(self, rule: str) -> Callable[[list[Any]], None]:
         def reduced(children: list[Any]) -> None:
@@ -347,3 +361,13 @@ class StreamParser:
 
 def _discard(children: list[Any]) -> None:
     return None
+
+
+@cache
+def _callback_plan(grammar_file: str) -> tuple[dict[Any, Any], tuple[tuple[Any, str], ...]]:
+    """Per grammar: every rule's callback set to discard its children, and the ``bad_*`` rules
+    (each parser binds its own reporter to those)."""
+    parser = compiled(grammar_file).parser.parse_interactive(start=COMPLETION_START)
+    rules = list(parser.parser_state.parse_conf.callbacks)
+    bad = tuple((rule, str(rule.origin.name)) for rule in rules if str(rule.origin.name).startswith("bad_"))
+    return {rule: _discard for rule in rules}, bad
