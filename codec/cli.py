@@ -269,6 +269,25 @@ def _load_tools(path: str) -> list[Any]:
     return tools
 
 
+def _configure_roundtrip(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-f", "--format", required=True,
+                        help=f"the format whose grammar parses the prompts ({', '.join(codec.formats())})")
+    parser.add_argument("--template", metavar="TEMPLATE.jinja",
+                        help="your own template to check against the format's grammar")
+    parser.add_argument("--examples", type=int, default=100, help="conversations to generate (100)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (0): the same run each time")
+
+
+def _roundtrip(args: argparse.Namespace) -> int:
+    from codec import roundtrip
+
+    template = _read_text(args.template) if args.template else None
+    c = codec.load(args.format, template=template)
+    report = roundtrip.run(c, examples=args.examples, seed=args.seed, canonical=template is None)
+    sys.stdout.write(f"{report}\n")
+    return 0 if report.ok else 1
+
+
 COMMANDS: dict[str, Command] = {
     "render": Command("print the prompt for a conversation", _configure_render, _render),
     "parse": Command("parse a completion into an OpenAI assistant message (JSON)",
@@ -277,4 +296,6 @@ COMMANDS: dict[str, Command] = {
                       _configure_stream, _stream),
     "demo": Command("render, stream-parse and continue a conversation in every format",
                     _configure_demo, _demo),
+    "roundtrip": Command("fuzz a template against its grammar: render, parse back, compare",
+                         _configure_roundtrip, _roundtrip),
 }

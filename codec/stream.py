@@ -329,7 +329,7 @@ class StreamParser:
             raise ParseError(
                 code, offset=self._offset, line=self._line + 1,
                 column=self._offset - self._line_start + 1, found=found, expected=expected,
-                partial=self._builder.message(), detail=repair,
+                partial=self._builder.message(), detail=f"(lenient parsing would have: {repair})",
             )
         self.diagnostics.append(Diagnostic(code, self._offset, f"{repair} ({found!r})"))
 

@@ -1,0 +1,133 @@
+"""``codec roundtrip``: fuzz a template against its format's grammar and report disagreements.
+
+For generated conversations (``codec.strategies``, the same strategies as the tests) it renders
+the prompt, parses it back and checks:
+
+- ``parses``: the prompt follows the format's grammar;
+- ``renders back``: rendering what was parsed gives the same prompt;
+- ``canonical`` (bundled templates only): what was parsed is ``canonical`` of the input — a
+  template of your own may legitimately keep more or less than the bundled one.
+
+Hypothesis shrinks each failure to a minimal conversation; the report shows it and the first
+character where the two sides differ. Needs ``hypothesis`` (``pip install 'codec[roundtrip]'``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from codec.codec import Codec
+from codec.errors import CodecError, ParseError, RenderError
+
+_CONTEXT = 30
+
+
+class Disagreement(AssertionError):
+    """One property failed for one generated conversation."""
+
+    def __init__(self, check: str, detail: str, case: Any) -> None:
+        super().__init__(f"{check}: {detail}")
+        self.check = check
+        self.detail = detail
+        self.case = case
+
+
+@dataclass
+class Report:
+    """What a run found: how many examples agreed, and each (minimal) disagreement."""
+
+    format: str
+    requested: int = 0
+    examples: int = 0  # conversations checked, shrinking included
+    skipped: int = 0
+    disagreements: list[Disagreement] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Every example agreed."""
+        return not self.disagreements
+
+    def __str__(self) -> str:
+        head = (f"{self.format}: {self.requested} examples asked for; {self.examples} conversations "
+                f"rendered and parsed back (shrinking included), {self.skipped} refused by render")
+        if self.ok:
+            return head + "; all agree."
+        lines = [head + f"; {len(self.disagreements)} disagreement(s):"]
+        for found in self.disagreements:
+            lines += [f"- {found.check}: {found.detail}", "  minimal example:",
+                      *("    " + line for line in _shown(found.case).splitlines())]
+        return "\n".join(lines)
+
+
+def run(c: Codec, *, examples: int = 100, seed: int = 0, canonical: bool = True) -> Report:
+    """Check ``examples`` generated conversations against ``c``; every disagreement, shrunk."""
+    try:
+        from hypothesis import HealthCheck, given, settings
+        from hypothesis import seed as fixed_seed
+    except ImportError:
+        raise CodecError("codec roundtrip needs hypothesis: pip install 'codec[roundtrip]'") from None
+    from codec.strategies import dates, render_cases
+
+    report = Report(c.name, requested=examples)
+
+    @fixed_seed(seed)
+    @settings(max_examples=examples, deadline=None, database=None, report_multiple_bugs=True,
+              suppress_health_check=list(HealthCheck), print_blob=False)
+    @given(case=render_cases(c.name), now=dates())
+    def check(case: Any, now: Any) -> None:
+        _check(c, case, now, canonical, report)
+
+    try:
+        check()
+    except Disagreement as found:
+        report.disagreements.append(found)
+    except BaseExceptionGroup as group:
+        report.disagreements += [e for e in group.exceptions if isinstance(e, Disagreement)]
+        if len(report.disagreements) < len(group.exceptions):
+            raise
+    return report
+
+
+def _check(c: Codec, case: Any, now: Any, canonical: bool, report: Report) -> None:
+    arguments = {"tools": case.tools, "add_generation_prompt": case.add_generation_prompt,
+                 "now": now, **case.options}
+    try:
+        prompt = c.render(case.messages, **arguments)
+    except RenderError:
+        report.skipped += 1
+        return
+    report.examples += 1
+    try:
+        parsed = c.parse_prompt(prompt)
+    except ParseError as error:
+        raise Disagreement("parses", f"{error}\n  prompt near there: "
+                           f"{prompt[max(0, error.offset - _CONTEXT):error.offset + _CONTEXT]!r}", case) from None
+    again = c.render_conversation(parsed)
+    if again != prompt:
+        raise Disagreement("renders back", first_difference(prompt, again), case)
+    if canonical:
+        expected = c.canonical(case.messages, **arguments)
+        if parsed != expected:
+            raise Disagreement("canonical", first_difference(
+                json.dumps(_conversation(expected), ensure_ascii=False),
+                json.dumps(_conversation(parsed), ensure_ascii=False)), case)
+
+
+def first_difference(expected: str, found: str) -> str:
+    """Where two texts first differ, with a little context."""
+    at = next((i for i, (a, b) in enumerate(zip(expected, found)) if a != b), min(len(expected), len(found)))
+    return (f"first difference at character {at}: expected {expected[at:at + _CONTEXT]!r}, "
+            f"got {found[at:at + _CONTEXT]!r}")
+
+
+def _conversation(conversation: Any) -> dict[str, Any]:
+    return {"messages": conversation.to_openai(), "tools": list(conversation.tools),
+            "options": conversation.options, "add_generation_prompt": conversation.add_generation_prompt}
+
+
+def _shown(case: Any) -> str:
+    return json.dumps({"messages": case.messages, "tools": case.tools, "options": case.options,
+                       "add_generation_prompt": case.add_generation_prompt},
+                      ensure_ascii=False, indent=1, default=str)
