@@ -17,7 +17,7 @@ CASES = cases()
 @pytest.mark.parametrize(("fmt", "case"), CASES)
 def test_golden_prompt(fmt: str, case: str) -> None:
     data = load_input(fmt, case)
-    prompt = (ROOT / fmt / f"{case}.prompt.txt").read_text(encoding="utf-8", newline="")
+    prompt = (ROOT / fmt / f"{case}.prompt.txt").read_bytes().decode("utf-8")
     expected = json.loads((ROOT / fmt / f"{case}.canonical.json").read_text(encoding="utf-8"))
     assert render_input(fmt, data) == prompt
     parsed = codec.load(fmt).parse_prompt(prompt)
