@@ -20,6 +20,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from codec.arguments import is_plain_string
+
+_scanstring: Any = json.decoder.scanstring  # the C scanner where available
 from codec.jsonemit import ArgumentsEmitter
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
@@ -203,6 +205,13 @@ class JsonArgumentsStream:
         if self._escape:
             return self._continue_escape(position)
         text = self._text
+        whole = _whole_string(text, position)
+        if whole is not None:  # the closing quote is in this chunk: decode it all in C
+            decoded, end = whole
+            if decoded:
+                self._piece(decoded, end - 1)
+            self._end_string(end)
+            return end
         end = _run_end(_STRING_RUN, text, position)
         if end > position:
             self._piece(text[position:end], end)
@@ -277,6 +286,18 @@ class JsonArgumentsStream:
         self._state = _State.AFTER_VALUE
         if self._skip == len(self._stack):
             self._skip = 0
+
+
+def _whole_string(text: str, position: int) -> tuple[str, int] | None:
+    """The string that starts at ``position`` (after its opening quote) and the index after
+    its closing quote, if both are in ``text``; ``None`` when it goes on past the chunk or is
+    not valid JSON there (the step-by-step path then decides)."""
+    if text.find('"', position) < 0:
+        return None
+    try:
+        return _scanstring(text, position, False)
+    except ValueError:
+        return None
 
 
 def _decode_escape(text: str) -> tuple[str, int]:
