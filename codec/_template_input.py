@@ -1,0 +1,279 @@
+"""What a chat template is given, and the checks that keep it from forging structure.
+
+Templates read messages in the OpenAI shape with ``None`` keys left out, arguments as mappings
+and reasoning under every name templates use — what ``apply_chat_template`` hands them. Like
+transformers, everything the template sees is rebuilt from plain JSON types first, so no caller
+object (an image, an array) reaches the template's sandbox.
+
+The checks: a special token inside any text the caller gave would be read back as structure, so
+it is refused (``allow_special_tokens`` overrides). A format whose strings are quoted by a special
+token (Gemma's ``<|"|>``) cannot hold that token inside a quoted string at all: that is refused
+always. Marker strings come from the format's grammar, never from this file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from codec.errors import RenderError, describe
+from codec.grammar import compiled
+from codec.models import AnyMessage, AssistantMessage, Content, TextPart, ToolMessage, to_messages
+
+# Grammar terminal names (see grammars/*.lark) with a meaning for rendering.
+_THINK_OPEN, _THINK_CLOSE, _QUOTE = "THINK_OPEN", "THINK_CLOSE", "QUOTE"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TextRules:
+    """What a format forbids inside caller text, read from its grammar.
+
+    ``think`` is set when the grammar has ``THINK_OPEN``/``THINK_CLOSE``: the GLM templates split
+    ``<think>reasoning</think>answer`` content into reasoning and answer themselves. ``quote`` is
+    set when the grammar has a ``QUOTE`` terminal: Gemma writes strings between two of them.
+    """
+
+    special: re.Pattern[str] | None
+    think: tuple[str, str] | None
+    quote: str | None
+
+    @classmethod
+    def for_grammar(cls, grammar_file: str) -> TextRules:
+        """The rules of the format whose grammar is ``grammars/<grammar_file>``."""
+        grammar = compiled(grammar_file)
+        by_name = {name: text for text, name in grammar.markers.items()}
+        tokens = grammar.special_tokens  # longest first, so a longer token wins over its prefix
+        special = re.compile("|".join(map(re.escape, tokens))) if tokens else None
+        think = None
+        if _THINK_OPEN in by_name and _THINK_CLOSE in by_name:
+            think = (by_name[_THINK_OPEN], by_name[_THINK_CLOSE])
+        return cls(special, think, by_name.get(_QUOTE))
+
+
+class _Text(NamedTuple):
+    field: str
+    text: str
+    quoted: bool  # the format writes it as a quoted string (Gemma arguments and tool results)
+    start: int  # where ``text`` starts inside the message field, for error offsets
+
+
+def template_messages(messages: Sequence[Any]) -> tuple[list[AnyMessage], list[dict[str, Any]]]:
+    """The validated messages, and the dicts the template reads.
+
+    ``thinking`` joins ``reasoning_content`` and ``reasoning`` because apply_chat_template adds
+    it (gpt-oss templates read it), in the same key position.
+    """
+    if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence):
+        raise RenderError(f"messages must be a list of messages, got {type(messages).__name__}")
+    models = to_messages(messages)
+    return models, [_template_dict(model) for model in models]
+
+
+def _template_dict(model: AnyMessage) -> dict[str, Any]:
+    # Validation left every field a plain str except what it holds as `Any`: the arguments and
+    # the payloads of media parts. Only those need rebuilding.
+    message = model.to_template()
+    content = message.get("content")
+    if isinstance(content, list):
+        message["content"] = [part if part["type"] == "text" else plain(part) for part in content]
+    if not isinstance(model, AssistantMessage):
+        return message
+    for call in message.get("tool_calls", ()):
+        call["function"]["arguments"] = plain(call["function"]["arguments"])
+    if model.reasoning is not None:
+        message = {"thinking": model.reasoning, **message}
+    return message
+
+
+def template_tools(tools: Any) -> list[dict[str, Any]] | None:
+    """The tools as plain dicts in their given key order; ``RenderError`` unless each is a
+    mapping."""
+    if tools is None:
+        return None
+    if isinstance(tools, (str, bytes, Mapping)) or not isinstance(tools, Sequence):
+        raise RenderError(f"tools must be a list of JSON-schema objects, got {describe(tools)}")
+    for index, tool in enumerate(tools):
+        if not isinstance(tool, Mapping):
+            raise RenderError(f"tools[{index}] must be a JSON-schema object, got {describe(tool)}")
+    return [plain(tool) for tool in tools]
+
+
+def plain(value: Any) -> Any:
+    """``value`` rebuilt from JSON types; any other object becomes a ``"<TypeName>"`` placeholder
+    (as transformers does: templates only test media keys, never read them)."""
+    kind = type(value)
+    if value is None or kind in (str, int, float, bool):
+        return value
+    if isinstance(value, Mapping):
+        return {plain(key): plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        items = [plain(item) for item in value]
+        return items if isinstance(value, list) else tuple(items)
+    for base in (str, int, float):
+        if isinstance(value, base):
+            # Subclasses (enums, numpy floats) carry methods a sandbox does not know: keep the
+            # base value, as the base type prints it (`str(StrEnum.A)` would say "StrEnum.A").
+            return getattr(base, f"__{base.__name__}__")(value)
+    if any(cls.__name__ == "generic" and cls.__module__ == "numpy" for cls in kind.__mro__):
+        return plain(value.item())  # a numpy scalar, without importing numpy
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            field.name: plain(getattr(value, field.name)) for field in dataclasses.fields(value)
+        }
+    if callable(getattr(value, "model_dump", None)):
+        return plain(value.model_dump())
+    return f"<{kind.__name__}>"
+
+
+def check_messages(
+    messages: Sequence[AnyMessage],
+    template_input: Sequence[dict[str, Any]],
+    rules: TextRules,
+    *,
+    allow_special_tokens: bool,
+) -> None:
+    """``RenderError`` at the first text the format cannot carry (message index, offset).
+
+    ``template_input`` is what ``template_messages`` made of ``messages``: one search over all
+    of it finds whether there is anything to report, and only then are the messages walked
+    field by field to say where.
+    """
+    if not _suspect(template_input, rules, allow_special_tokens):
+        return
+    for index, message in enumerate(messages):
+        for text in _message_texts(message, rules):
+            _check_text(text, rules, allow_special_tokens, index)
+
+
+def check_tools(
+    tools: Sequence[Mapping[str, Any]], rules: TextRules, *, allow_special_tokens: bool
+) -> None:
+    """The same checks over every key and string of the tool declarations (all are quoted in
+    Gemma's declaration syntax)."""
+    if not _suspect(tools, rules, allow_special_tokens):
+        return
+    for field, text in _json_strings(tools, "tools"):
+        _check_text(_Text(field, text, True, 0), rules, allow_special_tokens, None)
+
+
+def _suspect(value: Any, rules: TextRules, allow_special: bool) -> bool:
+    """Whether any string in ``value`` (keys included) holds a special token or the quote."""
+    strings: list[str] = []
+    _collect_strings(value, strings)
+    joined = "\0".join(strings)  # no token holds NUL, so no match can span two strings
+    if rules.quote is not None and rules.quote in joined:
+        return True
+    return not allow_special and rules.special is not None and bool(rules.special.search(joined))
+
+
+def _collect_strings(value: Any, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            _collect_strings(key, out)
+            _collect_strings(item, out)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _collect_strings(item, out)
+
+
+def split_think(content: str, think: tuple[str, str]) -> tuple[int, int, int] | None:
+    """Where reasoning starts and ends, and where the answer starts, when ``content`` is
+    ``[<think>]reasoning</think>answer`` (one close marker, an open marker only at the start);
+    ``None`` for any other content.
+
+    The GLM templates make exactly this split themselves (``content.split('</think>')``), so the
+    message is passed on unchanged and only the two pieces are checked.
+    """
+    open_marker, close_marker = think
+    close_at = content.find(close_marker)
+    if close_at < 0 or content.count(close_marker) > 1:
+        return None
+    head = content[:close_at]
+    open_at = head.find(open_marker)
+    if content.count(open_marker) > (1 if open_at >= 0 else 0) or head[:open_at].strip():
+        return None
+    reasoning_start = open_at + len(open_marker) if open_at >= 0 else 0
+    return reasoning_start, close_at, close_at + len(close_marker)
+
+
+def _check_text(text: _Text, rules: TextRules, allow_special: bool, index: int | None) -> None:
+    if text.quoted and rules.quote is not None and (at := text.text.find(rules.quote)) >= 0:
+        raise RenderError(
+            f"{text.field} contains {rules.quote!r}, which this format uses to quote strings "
+            "and has no escape for; it cannot be rendered faithfully, even with "
+            "allow_special_tokens",
+            message_index=index,
+            offset=text.start + at,
+        )
+    if allow_special or rules.special is None:
+        return
+    found = rules.special.search(text.text)
+    if found is not None:
+        raise RenderError(
+            f"special token {found.group()!r} in {text.field} would be read as structure; "
+            "remove it, or pass allow_special_tokens=True to render it as is",
+            message_index=index,
+            offset=text.start + found.start(),
+        )
+
+
+def _message_texts(message: AnyMessage, rules: TextRules) -> Iterator[_Text]:
+    quoted = isinstance(message, ToolMessage)  # Gemma quotes a tool result: {value:<|"|>…<|"|>}
+    if isinstance(message, AssistantMessage):
+        yield from _assistant_texts(message, rules)
+    else:
+        yield from _content_texts(message.content, quoted)
+    if isinstance(message, ToolMessage):
+        for field in ("tool_call_id", "name"):
+            value = getattr(message, field)
+            if value is not None:
+                yield _Text(field, value, False, 0)
+
+
+def _assistant_texts(message: AssistantMessage, rules: TextRules) -> Iterator[_Text]:
+    content = message.content
+    split = None
+    if rules.think and message.reasoning is None and isinstance(content, str):
+        split = split_think(content, rules.think)
+    if split is not None and isinstance(content, str):
+        reasoning_start, reasoning_end, answer_start = split
+        yield _Text("content", content[reasoning_start:reasoning_end], False, reasoning_start)
+        yield _Text("content", content[answer_start:], False, answer_start)
+    else:
+        yield from _content_texts(content, False)
+    if message.reasoning is not None:
+        yield _Text("reasoning", message.reasoning, False, 0)
+    for number, call in enumerate(message.tool_calls):
+        where = f"tool_calls[{number}]"
+        if call.id is not None:
+            yield _Text(f"{where}.id", call.id, False, 0)
+        yield _Text(f"{where}.function.name", call.name, False, 0)
+        for field, text in _json_strings(call.arguments, f"{where}.function.arguments"):
+            yield _Text(field, text, True, 0)
+
+
+def _content_texts(content: Content | None, quoted: bool) -> Iterator[_Text]:
+    if isinstance(content, str):
+        yield _Text("content", content, quoted, 0)
+    elif content is not None:
+        for number, part in enumerate(content):
+            if isinstance(part, TextPart):  # media parts render as placeholders only
+                yield _Text(f"content[{number}].text", part.text, quoted, 0)
+
+
+def _json_strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    """Every string in a JSON value, keys included, with its path."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            if isinstance(key, str):
+                yield f"{path} key {describe(key)}", key
+            yield from _json_strings(item, f"{path}.{key}")
+    elif isinstance(value, (list, tuple)):
+        for number, item in enumerate(value):
+            yield from _json_strings(item, f"{path}[{number}]")

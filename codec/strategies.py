@@ -1,0 +1,312 @@
+"""Hypothesis strategies for conversations, tools and template options (needs ``hypothesis``).
+
+Everything is drawn in the *template form* — what ``apply_chat_template`` is given: OpenAI dicts
+with ``None`` keys left out, ``arguments`` as objects, reasoning under both ``reasoning_content``
+and ``reasoning``. It is written out here rather than produced by ``codec.models``, so a test
+comparing codec with transformers on these inputs does not reuse the code under test.
+
+Text never holds a special token of any bundled format (render refuses those; see
+``special_token_texts`` for text that holds one). It does hold their pieces, markup-like text,
+unicode and odd whitespace.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+from functools import cache
+from typing import Any
+
+from hypothesis import strategies as st
+
+from codec.grammar import special_tokens
+from codec.registry import FORMATS
+
+Json = Any
+
+
+@dataclasses.dataclass(frozen=True)
+class RenderCase:
+    """One ``render`` call: its messages, tools, template options and generation-prompt flag."""
+
+    messages: list[dict[str, Json]]
+    tools: list[dict[str, Json]] | None
+    options: dict[str, Json]
+    add_generation_prompt: bool
+
+
+@cache
+def reserved_tokens() -> tuple[str, ...]:
+    """Every special token of every bundled format, longest first."""
+    tokens = {token for spec in FORMATS.values() for token in special_tokens(spec.grammar)}
+    return tuple(sorted(tokens, key=len, reverse=True))
+
+
+def _clean(text: str) -> bool:
+    return not any(token in text for token in reserved_tokens())
+
+
+# Pieces that come close to markers without forming one, plus markup, JSON and whitespace traps.
+_FRAGMENTS = (
+    "<", ">", "|", "</", "<|", "|>", "<think", "think>", "<tool", "[gMASK", "<tools>", "</tools>",
+    '"', "'", "\\", "{", "}", "[", "]", ":", ",", "null", "true", "1e5", "call:", "<b>",
+    " ", "  ", "\t", "\n", "\n\n", "\r\n", "\r", "\u00a0", "\u2028", "\u3000", "\x00",
+    "é", "日本語", "🙂", "שלום", "\U0001d518", "e\u0301",
+)  # fmt: skip
+
+# glm-effort reads these control tags from message text (FORMATS.md: glm-effort extras).
+_CONTROL_FRAGMENTS = ("[regular]", "[vanilla]", "{REASON:low}", "{REASON:i3}", "[MODE:high]")
+
+
+def texts(
+    *, controls: bool = False, min_size: int = 0, max_size: int = 12
+) -> st.SearchStrategy[str]:
+    """Message text: words, marker-like pieces, unicode and whitespace, never a special token.
+
+    ``controls`` mixes in glm-effort's ``[regular]`` / ``{REASON:x}`` / ``[MODE:x]`` tags.
+    """
+    fragments = _FRAGMENTS + (_CONTROL_FRAGMENTS if controls else ())
+    piece = st.one_of(
+        st.text(st.characters(codec="utf-8"), min_size=1, max_size=6),
+        st.sampled_from(["hello", "the weather", "Paris", "42", "x"]),
+        st.sampled_from(fragments),
+    )
+    joined = st.lists(piece, min_size=min_size, max_size=max_size).map("".join)
+    return joined.filter(_clean)
+
+
+def _names() -> st.SearchStrategy[str]:
+    return st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,11}", fullmatch=True)
+
+
+def _keys() -> st.SearchStrategy[str]:
+    odd = st.sampled_from(["a b", "Ünïcode", "UPPER", "lower", "x-y", "$ref", "a.b"])
+    return st.one_of(_names(), odd)
+
+
+def json_values(*, max_leaves: int = 8) -> st.SearchStrategy[Json]:
+    """JSON values as arguments and tool results hold them: nested objects and arrays."""
+    scalars = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-(10**12), 10**12),
+        st.floats(allow_nan=False, allow_infinity=False),
+        texts(max_size=5),
+    )
+    return st.recursive(
+        scalars,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=3), st.dictionaries(_keys(), inner, max_size=3)
+        ),
+        max_leaves=max_leaves,
+    )
+
+
+def arguments() -> st.SearchStrategy[dict[str, Json]]:
+    """A call's arguments: a JSON object (possibly empty)."""
+    return st.dictionaries(_keys(), json_values(), max_size=4)
+
+
+@st.composite
+def _schema(draw: st.DrawFn, depth: int = 0) -> dict[str, Json]:
+    kinds = ["string", "integer", "number", "boolean"] + (["array", "object"] if depth < 2 else [])
+    kind = draw(st.sampled_from(kinds))
+    schema: dict[str, Json] = {"type": kind}
+    if draw(st.booleans()):
+        schema["description"] = draw(texts(max_size=4))
+    if kind == "string" and draw(st.booleans()):
+        schema["enum"] = draw(st.lists(texts(min_size=1, max_size=3), min_size=1, max_size=3))
+    if kind == "array":
+        schema["items"] = draw(_schema(depth + 1))
+    if kind == "object":
+        properties = draw(st.dictionaries(_keys(), _schema(depth + 1), max_size=3))
+        schema["properties"] = properties
+        wants_required = draw(st.booleans())
+        if properties and wants_required:
+            schema["required"] = sorted(properties)[:1]
+    if draw(st.integers(0, 4)) == 0:
+        schema["nullable"] = True
+    if draw(st.integers(0, 6)) == 0:
+        schema["type"] = [kind, "null"]
+    return schema
+
+
+@st.composite
+def tools(draw: st.DrawFn) -> dict[str, Json]:
+    """A function tool in the OpenAI shape with a nested JSON-schema ``parameters`` object."""
+    properties = draw(st.dictionaries(_keys(), _schema(), max_size=4))
+    parameters: dict[str, Json] = {"type": "object", "properties": properties}
+    if properties:
+        parameters["required"] = draw(st.lists(st.sampled_from(sorted(properties)), unique=True))
+    function: dict[str, Json] = {"name": draw(_names()), "description": draw(texts(max_size=6))}
+    function["parameters"] = parameters
+    tool: dict[str, Json] = {"type": "function", "function": function}
+    extra = draw(st.integers(0, 9))
+    if extra == 0:
+        function["strict"] = True  # GLM leaves the key out
+    elif extra == 1:
+        function["defer_loading"] = draw(st.booleans())  # GLM leaves a deferred tool out
+    return tool
+
+
+_MEDIA_PARTS = (
+    {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}},
+    {"type": "image"},
+    {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}},
+    {"type": "audio_url", "audio_url": {"url": "https://example.com/a.mp3"}},
+    {"type": "video_url", "video_url": {"url": "https://example.com/v.mp4"}},
+    {"type": "video"},
+)
+
+
+def content(*, parts: bool, controls: bool = False) -> st.SearchStrategy[Json]:
+    """Message content: a string, or (when ``parts``) a list of text and media parts."""
+    text = texts(controls=controls)
+    if not parts:
+        return text
+    part = st.one_of(
+        text.map(lambda value: {"type": "text", "text": value}), st.sampled_from(_MEDIA_PARTS)
+    )
+    return st.one_of(text, st.lists(part, min_size=1, max_size=4))
+
+
+# Solar's template joins content to strings with `+`, so a list of parts cannot render there.
+_STRING_CONTENT_ONLY = frozenset({"solar-open"})
+
+
+@st.composite
+def _calls(draw: st.DrawFn, next_id: list[int]) -> list[dict[str, Json]]:
+    calls = []
+    for _ in range(draw(st.integers(1, 3))):
+        next_id[0] += 1
+        function = {"name": draw(_names()), "arguments": draw(arguments())}
+        calls.append({"id": f"call_{next_id[0]}", "type": "function", "function": function})
+    return calls
+
+
+@st.composite
+def _assistant(
+    draw: st.DrawFn, parts: bool, controls: bool, calls: list[dict[str, Json]] | None
+) -> dict[str, Json]:
+    message: dict[str, Json] = {"role": "assistant"}
+    if not calls or draw(st.booleans()):
+        message["content"] = draw(content(parts=parts, controls=controls))
+    if draw(st.booleans()):
+        reasoning = draw(texts(controls=controls))
+        message["reasoning_content"] = reasoning
+        message["reasoning"] = reasoning
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
+@st.composite
+def _result(draw: st.DrawFn, parts: bool, call: dict[str, Json]) -> dict[str, Json]:
+    message: dict[str, Json] = {"role": "tool", "tool_call_id": call["id"]}
+    message["content"] = draw(st.one_of(content(parts=parts), texts(min_size=1)))
+    if draw(st.booleans()):
+        message["name"] = call["function"]["name"]
+    return message
+
+
+@st.composite
+def _tool_round(
+    draw: st.DrawFn, parts: bool, controls: bool, next_id: list[int]
+) -> list[dict[str, Json]]:
+    """An assistant turn with calls, then their results in any order (GLM re-orders them)."""
+    calls = draw(_calls(next_id))
+    results = [draw(_result(parts, call)) for call in draw(st.permutations(calls))]
+    return [draw(_assistant(parts, controls, calls)), *results]
+
+
+@st.composite
+def conversations(draw: st.DrawFn, fmt: str, *, controls: bool = False) -> list[dict[str, Json]]:
+    """A conversation for format ``fmt``: system, user turns, tool rounds and answers; now and
+    then an arbitrary order of messages (consecutive users, a leading tool result, ...)."""
+    parts = fmt not in _STRING_CONTENT_ONLY
+    next_id = [0]
+    user = content(parts=parts, controls=controls).map(lambda c: {"role": "user", "content": c})
+    system = content(parts=parts, controls=controls).map(lambda c: {"role": "system", "content": c})
+    if draw(st.integers(0, 9)) == 0:
+        any_message = st.one_of(
+            user, system, _assistant(parts, controls, None), _tool_round(parts, controls, next_id)
+        )
+        drawn = draw(st.lists(any_message, min_size=1, max_size=6))
+        return [m for item in drawn for m in (item if isinstance(item, list) else [item])]
+    messages = [draw(system)] if draw(st.booleans()) else []
+    for _ in range(draw(st.integers(1, 3))):
+        if draw(st.integers(0, 7)) == 0:
+            messages.append(draw(system))
+        messages.append(draw(user))
+        for _ in range(draw(st.integers(0, 2))):
+            messages.extend(draw(_tool_round(parts, controls, next_id)))
+        if draw(st.booleans()):
+            messages.append(draw(_assistant(parts, controls, None)))
+    return messages
+
+
+_EFFORT_NAMES = (
+    "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", 3, "mortal", "hermes", "low", "medium",
+    "high", "xhigh", "uhigh", "amax", "swarm", "council", "Deep-Research", " Low ", "max", "bogus",
+)  # fmt: skip
+
+# The variables each bundled template reads (codec.load(fmt).options) and values worth trying.
+_OPTIONS: dict[str, dict[str, st.SearchStrategy[Json]]] = {
+    "glm": {
+        "reasoning_effort": st.sampled_from(["low", "high", "max", "medium"]),
+        "clear_thinking": st.booleans(),
+    },
+    "glm-effort": {
+        "reasoning_effort": st.sampled_from(_EFFORT_NAMES),
+        "enable_thinking": st.booleans(),
+        "clear_thinking": st.booleans(),
+        "regular": st.booleans(),
+        "mode": st.sampled_from(["regular", "vanilla", "standard", "default", "clean", "fancy"]),
+        "thinking_level": st.sampled_from(["2", "high", "9"]),
+    },
+    "solar-open": {
+        "reasoning_effort": st.sampled_from(["low", "minimal", "medium", "high"]),
+        "think_render_option": st.sampled_from(["all", "lastthink", "none"]),
+        "default_system_prompt": st.booleans(),
+        "response_format": st.one_of(
+            texts(max_size=4), st.fixed_dictionaries({"type": st.just("json_object")})
+        ),
+    },
+    "gemma4": {"enable_thinking": st.booleans(), "preserve_thinking": st.booleans()},
+}
+
+
+def option_names(fmt: str) -> frozenset[str]:
+    """The options ``options(fmt)`` draws from."""
+    return frozenset(_OPTIONS[fmt])
+
+
+def options(fmt: str) -> st.SearchStrategy[dict[str, Json]]:
+    """Template options for ``fmt``: any subset of the variables its template reads."""
+    return st.fixed_dictionaries({}, optional=_OPTIONS[fmt])
+
+
+@st.composite
+def render_cases(draw: st.DrawFn, fmt: str, *, controls: bool | None = None) -> RenderCase:
+    """A whole ``render`` call for ``fmt``. ``controls`` (default: for ``glm-effort``) mixes
+    glm-effort's control tags into the text."""
+    controls = fmt == "glm-effort" if controls is None else controls
+    tool_list = draw(st.one_of(st.none(), st.lists(tools(), max_size=3)))
+    return RenderCase(
+        messages=draw(conversations(fmt, controls=controls)),
+        tools=tool_list,
+        options=draw(options(fmt)),
+        add_generation_prompt=draw(st.booleans()),
+    )
+
+
+def dates() -> st.SearchStrategy[datetime]:
+    """The clock ``render(now=...)`` is given (Solar prints the date)."""
+    return st.datetimes(min_value=datetime(1990, 1, 1), max_value=datetime(2100, 12, 31))
+
+
+@st.composite
+def special_token_texts(draw: st.DrawFn, fmt: str) -> tuple[str, str]:
+    """Text holding a special token of ``fmt`` somewhere, and that token."""
+    token = draw(st.sampled_from(special_tokens(FORMATS[fmt].grammar)))
+    return draw(texts()) + token + draw(texts()), token

@@ -1,0 +1,456 @@
+"""Every way ``render`` refuses its input, by message — and what it lets through.
+
+A refusal is always a ``RenderError`` (or ``UnknownFormatError`` from ``load``) that says what
+was found and where: the message index and the offset inside that message's text.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from test_render_parity import reference_render
+
+import codec
+from codec.grammar import special_tokens
+from codec.models import AnyMessage
+from codec.registry import FORMATS
+from codec.strategies import RenderCase, special_token_texts
+
+FORMATS_ = codec.formats()
+NOW = datetime(2026, 3, 14, 15, 9, 26)
+
+# A structure-forging token per format, and Gemma's string quote.
+TOKEN = {
+    "glm": "<|user|>",
+    "glm-effort": "<|observation|>",
+    "solar-open": "<|end|>",
+    "gemma4": "<turn|>",
+}
+QUOTE = '<|"|>'
+
+
+def conversation(**texts: str) -> list[dict[str, Any]]:
+    """system, user, an assistant turn with reasoning and a call, its result; any text can be
+    replaced by keyword (``user``, ``reasoning``, ``argument``, ``result``, ``name``)."""
+    get = texts.get
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {
+            "name": get("name", "get_weather"),
+            "arguments": {"city": get("argument", "Paris"), "days": 2},
+        },
+    }
+    return [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": get("user", "Weather in Paris?")},
+        {
+            "role": "assistant",
+            "reasoning_content": get("reasoning", "Look it up."),
+            "reasoning": get("reasoning", "Look it up."),
+            "tool_calls": [call],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": get("result", "18 C")},
+    ]
+
+
+def render(fmt: str, messages: Any, **kwargs: Any) -> str:
+    return codec.load(fmt).render(messages, now=NOW, **kwargs)
+
+
+@pytest.mark.parametrize("fmt", FORMATS_)
+@pytest.mark.parametrize(
+    ("field", "index", "where"),
+    [
+        ("user", 1, "content"),
+        ("reasoning", 2, "reasoning"),
+        ("result", 3, "content"),
+        ("argument", 2, "tool_calls[0].function.arguments.city"),
+        ("name", 2, "tool_calls[0].function.name"),
+    ],
+)
+def test_special_token_refused(fmt: str, field: str, index: int, where: str) -> None:
+    token = TOKEN[fmt]
+    messages = conversation(**{field: f"abc{token}def"})
+    pattern = f"special token {re.escape(repr(token))} in {re.escape(where)} would be read as"
+    with pytest.raises(codec.RenderError, match=pattern) as caught:
+        render(fmt, messages)
+    assert (caught.value.message_index, caught.value.offset) == (index, 3)
+    assert f"(message {index}, offset 3)" in str(caught.value)
+
+
+@pytest.mark.parametrize("fmt", FORMATS_)
+@given(data=st.data())
+def test_every_special_token_refused_in_user_text(fmt: str, data: st.DataObject) -> None:
+    """Any special token of the format, anywhere in user text, is found at its offset."""
+    text, _ = data.draw(special_token_texts(fmt))
+    first = re.search("|".join(map(re.escape, special_tokens(FORMATS[fmt].grammar))), text)
+    assert first is not None
+    with pytest.raises(codec.RenderError, match="special token") as caught:
+        render(fmt, [{"role": "user", "content": [{"type": "text", "text": text}]}])
+    assert caught.value.message_index == 0
+    assert caught.value.offset == first.start()
+
+
+@pytest.mark.parametrize("fmt", FORMATS_)
+@pytest.mark.parametrize("field", ["user", "reasoning", "result", "argument"])
+def test_allow_special_tokens_renders_them_as_transformers_does(fmt: str, field: str) -> None:
+    messages = conversation(**{field: f"abc{TOKEN[fmt]}def"})
+    prompt = render(fmt, messages, allow_special_tokens=True)
+    case = RenderCase(messages, None, {}, True)
+    assert prompt == reference_render(fmt, case, NOW)
+    assert f"abc{TOKEN[fmt]}def" in prompt or field == "reasoning"  # Solar/Gemma drop old reasoning
+
+
+def test_special_token_in_system_text_and_call_id_refused() -> None:
+    messages = conversation()
+    messages[0] = {"role": "system", "content": "<|begin|>user"}
+    with pytest.raises(codec.RenderError, match=r"'<\|begin\|>' in content") as caught:
+        render("solar-open", messages)
+    assert (caught.value.message_index, caught.value.offset) == (0, 0)
+    messages = conversation()
+    messages[2]["tool_calls"][0]["id"] = "x<|tool_call:name|>"
+    with pytest.raises(codec.RenderError, match=r"in tool_calls\[0\]\.id"):
+        render("solar-open", messages)
+
+
+def test_special_token_in_argument_key_and_nested_value_refused() -> None:
+    messages = conversation()
+    messages[2]["tool_calls"][0]["function"]["arguments"] = {"a": [{"b": "x</arg_value>"}]}
+    with pytest.raises(codec.RenderError, match=r"arguments\.a\[0\]\.b") as caught:
+        render("glm", messages)
+    assert caught.value.offset == 1
+    messages[2]["tool_calls"][0]["function"]["arguments"] = {"k</arg_key>": 1}
+    with pytest.raises(codec.RenderError, match="arguments key"):
+        render("glm", messages)
+
+
+@pytest.mark.parametrize("fmt", FORMATS_)
+def test_special_token_in_tools_refused(fmt: str) -> None:
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "f",
+            "description": f"x{TOKEN[fmt]}",
+            "parameters": {"type": "object", "properties": {}},
+        },
+    }
+    with pytest.raises(codec.RenderError, match=r"in tools\[0\]\.function\.description") as caught:
+        render(fmt, conversation(), tools=[tool])
+    assert (caught.value.message_index, caught.value.offset) == (None, 1)
+    render(fmt, conversation(), tools=[tool], allow_special_tokens=True)
+
+
+@pytest.mark.parametrize("fmt", ["glm", "glm-effort"])
+@pytest.mark.parametrize(
+    ("content", "reasoning", "answer"),
+    [
+        ("<think>Plan.</think>Sunny.", "Plan.", "Sunny."),
+        ("</think>Sunny.", "", "Sunny."),
+        ("\n<think>a\nb</think>\n\nc ", "a\nb", "\n\nc "),
+    ],
+)
+def test_glm_think_in_content_is_reasoning(
+    fmt: str, content: str, reasoning: str, answer: str
+) -> None:
+    """GLM's template splits ``<think>…</think>answer`` content itself; codec lets that one
+    shape through and renders it as reasoning + content, as transformers does."""
+    history = [{"role": "user", "content": "Weather?"}]
+    inline = [*history, {"role": "assistant", "content": content}]
+    split = [
+        *history,
+        {
+            "role": "assistant",
+            "content": answer,
+            "reasoning_content": reasoning,
+            "reasoning": reasoning,
+        },
+    ]
+    prompt = render(fmt, inline, add_generation_prompt=False)
+    assert prompt == render(fmt, split, add_generation_prompt=False)
+    assert prompt == reference_render(fmt, RenderCase(inline, None, {}, False), NOW)
+
+
+@pytest.mark.parametrize(
+    ("content", "offset"),
+    [
+        ("<think>a</think>b<|user|>", 17),
+        ("<think>a<|user|></think>b", 8),
+        ("<think>a</think>b</think>", 0),
+        ("x<think>a</think>b", 1),
+    ],
+)
+def test_glm_think_content_pieces_still_checked(content: str, offset: int) -> None:
+    """Only the two pieces of the split are free of the think markers; any other shape of
+    content is checked whole."""
+    messages = [{"role": "user", "content": "q"}, {"role": "assistant", "content": content}]
+    with pytest.raises(codec.RenderError, match="special token") as caught:
+        render("glm", messages)
+    assert (caught.value.message_index, caught.value.offset) == (1, offset)
+
+
+@pytest.mark.parametrize("fmt", ["solar-open", "gemma4"])
+def test_think_in_content_refused_where_the_template_does_not_split(fmt: str) -> None:
+    token = special_tokens(FORMATS[fmt].grammar)[-1]
+    messages = [{"role": "user", "content": "q"}, {"role": "assistant", "content": f"a{token}b"}]
+    with pytest.raises(codec.RenderError, match="special token"):
+        render(fmt, messages)
+
+
+def test_glm_think_content_refused_when_reasoning_is_given() -> None:
+    messages = [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": "<think>a</think>b", "reasoning_content": "r"},
+    ]
+    with pytest.raises(codec.RenderError, match="special token '<think>'"):
+        render("glm", messages)
+
+
+@pytest.mark.parametrize("field", ["argument", "result"])
+def test_gemma_quote_refused_even_when_special_tokens_are_allowed(field: str) -> None:
+    messages = conversation(**{field: f"say {QUOTE}hi{QUOTE}"})
+    for allow in (False, True):
+        with pytest.raises(codec.RenderError, match="no escape for") as caught:
+            render("gemma4", messages, allow_special_tokens=allow)
+        assert caught.value.offset == 4
+
+
+def test_gemma_quote_in_nested_argument_and_tool_declaration_refused() -> None:
+    messages = conversation()
+    messages[2]["tool_calls"][0]["function"]["arguments"] = {"a": {"b": [QUOTE]}}
+    with pytest.raises(codec.RenderError, match=r"arguments\.a\.b\[0\] contains"):
+        render("gemma4", messages, allow_special_tokens=True)
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "f",
+            "description": "d",
+            "parameters": {
+                "type": "object",
+                "properties": {"u": {"type": "string", "enum": [f"a{QUOTE}"]}},
+            },
+        },
+    }
+    with pytest.raises(codec.RenderError, match=r"tools\[0\].*enum\[0\] contains") as caught:
+        render("gemma4", conversation(), tools=[tool], allow_special_tokens=True)
+    assert caught.value.message_index is None
+
+
+def test_gemma_quote_outside_strings_is_an_ordinary_special_token() -> None:
+    messages = conversation(user=f"a{QUOTE}b")
+    with pytest.raises(codec.RenderError, match="special token"):
+        render("gemma4", messages)
+    assert f"a{QUOTE}b" in render("gemma4", messages, allow_special_tokens=True)
+
+
+def test_unknown_option_lists_the_known_ones() -> None:
+    pattern = (
+        r"unknown option 'enable_thinking' for format 'glm'; its template reads: "
+        r"clear_thinking, reasoning_effort$"
+    )
+    with pytest.raises(codec.RenderError, match=pattern):
+        render("glm", conversation(), enable_thinking=True)
+    with pytest.raises(codec.RenderError, match="unknown options 'bos_token', 'colour'"):
+        render("gemma4", conversation(), colour=1, bos_token="<s>")
+
+
+def test_options_are_the_variables_each_template_reads() -> None:
+    assert codec.load("glm").options == {"clear_thinking", "reasoning_effort"}
+    assert codec.load("glm-effort").options == {
+        "clear_thinking",
+        "enable_thinking",
+        "mode",
+        "reasoning_effort",
+        "regular",
+        "thinking_level",
+    }
+    assert codec.load("solar-open").options == {
+        "default_system_prompt",
+        "reasoning_effort",
+        "response_format",
+        "think_render_option",
+    }
+    assert codec.load("gemma4").options == {"enable_thinking", "preserve_thinking"}
+
+
+def test_stream_checks_options_too() -> None:
+    with pytest.raises(codec.RenderError, match="unknown option 'think_render_option'"):
+        codec.load("glm").stream(think_render_option="all")
+
+
+def test_template_raise_exception_is_a_render_error_naming_the_message() -> None:
+    template = (
+        "{% for m in messages %}{% if m.role == 'system' %}"
+        "{{ raise_exception('System role not supported') }}{% endif %}{% endfor %}"
+    )
+    custom = codec.load("gemma4", template=template)
+    messages = [{"role": "user", "content": "a"}, {"role": "system", "content": "s"}]
+    with pytest.raises(
+        codec.RenderError, match="refused the input: System role not supported"
+    ) as caught:
+        custom.render(messages)
+    assert caught.value.message_index == 1
+
+
+@pytest.mark.parametrize(
+    ("template", "pattern"),
+    [
+        ("{{ messages[0].content + 1 }}", "failed: TypeError"),
+        ("{{ colour.shade }}", "failed: UndefinedError: 'colour' is undefined"),
+        ("{{ messages.__class__.__mro__ }}", "failed: SecurityError"),
+        ("{% set x = messages.append(1) %}", "failed: SecurityError"),
+        ("{% set ns = namespace(_x=1) %}", "failed: SecurityError"),
+    ],
+)
+def test_other_template_failures_are_render_errors(template: str, pattern: str) -> None:
+    with pytest.raises(codec.RenderError, match=pattern):
+        codec.load("glm", template=template).render([{"role": "user", "content": "a"}])
+
+
+def test_a_template_failure_caused_by_the_tools_names_no_message() -> None:
+    tool = {"type": "function", "name": "no_function_key"}
+    with pytest.raises(codec.RenderError, match="failed: UndefinedError") as caught:
+        render("gemma4", conversation(), tools=[tool])
+    assert caught.value.message_index is None
+
+
+def test_template_syntax_error_is_a_render_error() -> None:
+    with pytest.raises(codec.RenderError, match=r"does not compile: .* line 1"):
+        codec.load("glm", template="{% if %}")
+
+
+def test_user_template_reads_its_own_options_and_date() -> None:
+    custom = codec.load(
+        "solar-open", template="{{ strftime_now('%Y') }} {{ colour | default('-') }}"
+    )
+    assert custom.options == {"colour"}
+    assert custom.render([], now=NOW, colour="red") == "2026 red"
+
+
+@pytest.mark.parametrize(
+    ("messages", "pattern"),
+    [
+        (["hello"], "a message must be a dict or a codec message, got str"),
+        ([{"role": "robot", "content": "x"}], "unknown role 'robot'"),
+        ([{"role": "user"}], "invalid user message at content"),
+        ([{"role": "user", "content": "x", "colour": 1}], "invalid user message at colour"),
+        (
+            [
+                {
+                    "role": "assistant",
+                    "tool_calls": [{"function": {"name": "f", "arguments": "[1]"}}],
+                }
+            ],
+            "arguments must be a JSON object, got list",
+        ),
+        (
+            [{"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": "{x"}}]}],
+            "arguments are not valid JSON",
+        ),
+        ({"role": "user", "content": "x"}, "messages must be a list of messages, got dict"),
+    ],
+)
+def test_bad_message_shapes(messages: Any, pattern: str) -> None:
+    with pytest.raises(codec.RenderError, match=pattern):
+        render("glm", messages)
+
+
+@pytest.mark.parametrize(
+    ("tools", "pattern"),
+    [
+        (["get_weather"], r"tools\[0\] must be a JSON-schema object, got 'get_weather'"),
+        ({"type": "function"}, "tools must be a list of JSON-schema objects"),
+    ],
+)
+def test_bad_tools(tools: Any, pattern: str) -> None:
+    with pytest.raises(codec.RenderError, match=pattern):
+        render("glm", conversation(), tools=tools)
+
+
+def test_message_index_of_a_bad_message() -> None:
+    with pytest.raises(codec.RenderError, match=r"\(message 2\)") as caught:
+        render("glm", [*conversation()[:2], {"role": "user", "content": 3}])
+    assert caught.value.message_index == 2
+
+
+@pytest.mark.parametrize(
+    ("name", "close"), [("gemma5", "gemma4"), ("glm_effort", "glm-effort"), ("solar", "solar-open")]
+)
+def test_unknown_format_suggests_close_matches(name: str, close: str) -> None:
+    with pytest.raises(codec.UnknownFormatError, match=f"Did you mean .*'{close}'") as caught:
+        codec.load(name)
+    assert close in caught.value.close_matches
+
+
+@pytest.mark.parametrize(
+    ("model_id", "fmt"),
+    [
+        ("zai-org/GLM-5.3-Flash", "glm"),
+        ("upstage/Solar-Open-100B", "solar-open"),
+        ("google/gemma-4-31B-it", "gemma4"),
+        ("GOOGLE/GEMMA-4-E2B-IT", "gemma4"),
+        ("gemma-4", "gemma4"),
+    ],
+)
+def test_load_by_model_id(model_id: str, fmt: str) -> None:
+    assert codec.load(model_id).name == fmt
+
+
+def test_models_and_dicts_render_alike() -> None:
+    messages: list[AnyMessage] = [
+        codec.SystemMessage(content="Be brief."),
+        codec.UserMessage(content="Weather?"),
+        codec.AssistantMessage(
+            reasoning="Look.",
+            tool_calls=(codec.ToolCall(id="call_1", name="w", arguments={"city": "Paris"}),),
+        ),
+        codec.ToolMessage(content="18 C", tool_call_id="call_1"),
+    ]
+    for fmt in FORMATS_:
+        as_dicts = [m.to_openai() for m in messages]
+        assert render(fmt, messages) == render(fmt, as_dicts)
+
+
+def test_empty_conversation_renders() -> None:
+    """transformers refuses an empty conversation; codec renders what the template makes of it."""
+    assert render("glm", []) == "[gMASK]<sop><|system|>Reasoning Effort: Max<|assistant|><think>"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "options", "prompt"),
+    [
+        ("glm", {}, "<|assistant|><think>"),
+        ("glm-effort", {}, "<|assistant|><think>"),
+        ("glm-effort", {"enable_thinking": False}, "<|assistant|><think></think>"),
+        ("glm-effort", {"reasoning_effort": "0"}, "<|assistant|><think></think>"),
+        ("glm-effort", {"regular": True}, "<|assistant|>"),
+        ("solar-open", {}, "<|begin|>assistant"),
+        (
+            "solar-open",
+            {"reasoning_effort": "low"},
+            "<|begin|>assistant<|think|><|end|><|begin|>assistant",
+        ),
+        ("gemma4", {}, "<|turn>model\n<|channel>thought\n<channel|>"),
+        ("gemma4", {"enable_thinking": True}, "<|turn>model\n"),
+    ],
+)
+def test_generation_prompt(fmt: str, options: dict[str, Any], prompt: str) -> None:
+    renderer = codec.load(fmt)._renderer
+    assert renderer.generation_prompt(options) == prompt
+    assert renderer.generation_prompt(dict(options)) is renderer.generation_prompt(options)
+
+
+def test_generation_prompt_checks_options() -> None:
+    with pytest.raises(codec.RenderError, match="unknown option"):
+        codec.load("gemma4")._renderer.generation_prompt({"clear_thinking": True})
+
+
+def test_now_defaults_to_the_clock() -> None:
+    today = datetime.now().strftime("%Y-%m-%d")
+    prompt = codec.load("solar-open").render([{"role": "user", "content": "x"}])
+    assert f"The current date is {today}." in prompt or datetime.now().strftime("%Y-%m-%d") != today

@@ -1,0 +1,271 @@
+"""Render parity: for the same template variables, codec's prompt is transformers' prompt, byte
+for byte (DESIGN.md invariant 1), on every bundled template.
+
+The reference is transformers' real ``apply_chat_template(..., tokenize=False)`` on a tokenizer
+built offline (a one-word vocabulary, the format's bos/eos tokens, the template text), given the
+inputs in the template form the strategies write out themselves. Solar prints today's date, so
+transformers' clock is frozen at the ``now`` codec is given.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+from datetime import datetime
+from functools import cache
+from pathlib import Path
+from typing import Any, cast
+from unittest import mock
+
+import numpy
+import pytest
+import tokenizers
+from hypothesis import event, given
+from hypothesis import strategies as st
+from transformers import PreTrainedTokenizerFast
+from transformers.utils import chat_template_utils
+
+import codec
+from codec._resources import read_text
+from codec._template_input import plain
+from codec.registry import FORMATS
+from codec.strategies import RenderCase, dates, option_names, render_cases
+
+GOLDEN = Path(__file__).parent / "golden" / "render"
+
+
+@cache
+def reference_tokenizer(fmt: str) -> Any:
+    """A tokenizer that needs no download: only its special tokens and template matter here."""
+    spec = FORMATS[fmt]
+    model = tokenizers.models.WordLevel({"<unk>": 0}, unk_token="<unk>")
+    tokens = {"bos_token": spec.bos_token, "eos_token": spec.eos_token}
+    backend: Any = PreTrainedTokenizerFast  # untyped in transformers
+    tokenizer = backend(
+        tokenizer_object=tokenizers.Tokenizer(model),
+        **{name: token for name, token in tokens.items() if token is not None},
+    )
+    tokenizer.chat_template = read_text("templates", spec.template)
+    return tokenizer
+
+
+class _FrozenClock:
+    """Stands in for ``datetime`` inside transformers' ``strftime_now``."""
+
+    def __init__(self, now: datetime) -> None:
+        self._now = now
+
+    def now(self) -> datetime:
+        return self._now
+
+
+def reference_render(fmt: str, case: RenderCase, now: datetime) -> str:
+    """transformers' prompt for ``case``, with its clock reading ``now``."""
+    with mock.patch.object(chat_template_utils, "datetime", _FrozenClock(now)):
+        prompt = reference_tokenizer(fmt).apply_chat_template(
+            case.messages,
+            tools=cast(Any, case.tools),
+            add_generation_prompt=case.add_generation_prompt,
+            tokenize=False,
+            **case.options,
+        )
+    assert isinstance(prompt, str)
+    return prompt
+
+
+def codec_render(fmt: str, case: RenderCase, now: datetime) -> str:
+    """codec's prompt for ``case``."""
+    return codec.load(fmt).render(
+        case.messages,
+        tools=case.tools,
+        add_generation_prompt=case.add_generation_prompt,
+        now=now,
+        **case.options,
+    )
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+@given(data=st.data(), now=dates())
+def test_render_matches_transformers(fmt: str, data: st.DataObject, now: datetime) -> None:
+    """Given any conversation, tools and options, codec renders what transformers renders —
+    and where the template itself fails in transformers, codec raises RenderError."""
+    case = data.draw(render_cases(fmt), label="case")
+    try:
+        expected = reference_render(fmt, case, now)
+    except Exception as error:  # the template's own failure: codec must refuse, not crash
+        event(f"template fails: {type(error).__name__}")
+        with pytest.raises(codec.RenderError):
+            codec_render(fmt, case, now)
+        return
+    event("rendered")
+    assert codec_render(fmt, case, now) == expected
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_strategies_exercise_every_option(fmt: str) -> None:
+    """The parity property draws every option the template reads, and no other."""
+    assert option_names(fmt) == codec.load(fmt).options
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+@given(data=st.data(), now=dates())
+def test_sandboxed_template_renders_like_the_trusted_one(
+    fmt: str, data: st.DataObject, now: datetime
+) -> None:
+    """A bundled template given as a user template runs in the sandbox, with the same output."""
+    case = data.draw(render_cases(fmt), label="case")
+    sandboxed = codec.load(fmt, template=read_text("templates", FORMATS[fmt].template))
+    try:
+        expected = codec_render(fmt, case, now)
+    except codec.RenderError:
+        with pytest.raises(codec.RenderError):
+            sandboxed.render(case.messages, tools=case.tools, now=now, **case.options)
+        return
+    prompt = sandboxed.render(
+        case.messages,
+        tools=case.tools,
+        add_generation_prompt=case.add_generation_prompt,
+        now=now,
+        **case.options,
+    )
+    assert prompt == expected
+
+
+# Small user templates, each leaning on one piece of the environment apply_chat_template sets up.
+USER_TEMPLATES = {
+    "tojson": "{{ tools | tojson }}|{{ tools | tojson(indent=2, sort_keys=True) }}|"
+    "{{ messages[0] | tojson(ensure_ascii=True, separators=(',', ':')) }}",
+    "whitespace": "{% for m in messages %}\n    {% if m.role == 'user' %}\n  U:{{ m.content }}\n"
+    "    {% else %}\n  A:{{ m.content }}\n    {% endif %}\n{% endfor %}\n",
+    "loop_controls": "{% for m in messages %}{% if loop.index0 == 1 %}{% continue %}{% endif %}"
+    "{{ m.role }}{% if loop.index0 == 2 %}{% break %}{% endif %},{% endfor %}",
+    "generation": "{% for m in messages %}{% generation %}{% set x = m.role %}[{{ x }}]"
+    "{% endgeneration %}{{ x | default('-') }}{% endfor %}",
+    "namespace_dict": "{% set ns = namespace(n=0) %}{% for m in messages %}"
+    "{% set ns.n = ns.n + 1 %}{% endfor %}{{ ns.n }} {{ dict(a=1, b=[2]) }} "
+    "{{ dict.fromkeys(['k']) }}",
+    "tokens_and_date": "{{ bos_token | default('') }}{{ strftime_now('%d %B %Y') }}"
+    "{{ eos_token }}{{ add_generation_prompt }}",
+    "reasoning_names": "{% for m in messages %}{{ m.thinking | default('') }}/"
+    "{{ m.reasoning_content | default('') }}/{{ m.reasoning | default('') }};{% endfor %}",
+    "arguments": "{% for m in messages %}{% for c in m.tool_calls | default([]) %}"
+    "{{ c.function.name }}{{ c.function.arguments | tojson }}{{ c.function.arguments.items() "
+    "| list }}{% endfor %}{% endfor %}",
+}
+
+USER_TEMPLATE_MESSAGES: list[dict[str, Any]] = [
+    {"role": "user", "content": "Grüß dich <b>"},
+    {
+        "role": "assistant",
+        "reasoning_content": "Plan: look up",
+        "reasoning": "Plan: look up",
+        "tool_calls": [
+            {
+                "id": "c1",
+                "type": "function",
+                "function": {"name": "f", "arguments": {"b": [1, 2.5, None], "a": "é"}},
+            }
+        ],
+    },
+    {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+    {"role": "assistant", "content": "Done."},
+]
+
+
+@pytest.mark.parametrize("fmt", ["glm", "gemma4"])
+@pytest.mark.parametrize("name", sorted(USER_TEMPLATES))
+def test_user_template_renders_like_transformers(fmt: str, name: str) -> None:
+    """A user's template sees the same environment and variables as in apply_chat_template."""
+    template, now = USER_TEMPLATES[name], datetime(2031, 7, 4, 12, 0)
+    case = RenderCase(USER_TEMPLATE_MESSAGES, [TOOL], {}, True)
+    with mock.patch.object(chat_template_utils, "datetime", _FrozenClock(now)):
+        expected = reference_tokenizer(fmt).apply_chat_template(
+            case.messages,
+            tools=cast(Any, case.tools),
+            chat_template=template,
+            tokenize=False,
+            add_generation_prompt=True,
+        )
+    custom = codec.load(fmt, template=template)
+    assert custom.render(case.messages, tools=case.tools, now=now) == expected
+
+
+TOOL = {
+    "type": "function",
+    "function": {
+        "name": "f",
+        "description": "Fünf <tools>",
+        "parameters": {"type": "object", "properties": {"b": {"type": "array"}}},
+    },
+}
+
+
+class _Colour(str, enum.Enum):
+    RED = "red"
+
+
+class _Level(enum.IntEnum):
+    HIGH = 3
+
+
+@dataclasses.dataclass
+class _Point:
+    x: int
+    when: object
+
+
+@pytest.mark.parametrize(
+    "value",
+    [_Colour.RED, _Level.HIGH, numpy.float64(1.5), numpy.int64(3), numpy.bool_(False),
+     numpy.array([1, 2]), numpy.array(3), _Point(1, datetime(2020, 1, 1)),
+     {"k": (1, [_Colour.RED])}, {_Colour.RED: 1}, object(), b"x", None, True,
+     codec.UserMessage(content="hi")],
+    ids=repr,
+)  # fmt: skip
+def test_template_data_is_rebuilt_as_transformers_does(value: object) -> None:
+    """Arguments, media payloads, tools and options reach the template as transformers would
+    pass them: plain JSON types, anything else a ``"<TypeName>"`` placeholder."""
+    expected = chat_template_utils._plain_template_data(value)
+    assert plain(value) == expected
+    assert type(plain(value)) is type(expected)
+
+
+def _golden_cases() -> list[Path]:
+    return sorted(GOLDEN.glob("*/*.json"))
+
+
+@pytest.mark.parametrize("path", _golden_cases(), ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_golden_prompts(path: Path) -> None:
+    """Each golden conversation renders to its .txt prompt (regenerate with
+    tests/regen_render_goldens.py, then review the diff)."""
+    case = json.loads(path.read_text(encoding="utf-8"))
+    expected = path.with_suffix(".txt").read_bytes().decode("utf-8")
+    render_case = RenderCase(
+        messages=case["messages"],
+        tools=case["tools"],
+        options=case["options"],
+        add_generation_prompt=case["add_generation_prompt"],
+    )
+    now = datetime.fromisoformat(case["now"])
+    assert codec_render(path.stem, render_case, now) == expected
+
+
+def test_goldens_cover_every_format() -> None:
+    """At least three readable cases per format (Solar's template cannot render content parts,
+    so it has no multimodal case)."""
+    paths = _golden_cases()
+    assert len({path.parent.name for path in paths}) >= 3
+    for fmt in codec.formats():
+        assert sum(path.stem == fmt for path in paths) >= 3, fmt
+
+
+def render_case_json(case: RenderCase, now: datetime) -> dict[str, Any]:
+    """The golden JSON for a case."""
+    return {
+        "messages": case.messages,
+        "tools": case.tools,
+        "options": case.options,
+        "add_generation_prompt": case.add_generation_prompt,
+        "now": now.isoformat(),
+    }
