@@ -214,6 +214,10 @@ class MessageBuilder:
             return
         fragment, rejected = call.json.feed(text)
         self._delta(call, fragment)
+        for dropped in call.json.dropped:
+            self._report("duplicate_key", "an argument given twice; the first is kept")
+            self._on_content(dropped, False)
+        call.json.dropped.clear()
         if rejected:
             self._report("invalid_arguments", "arguments text that is not JSON is kept as content")
             self._on_content(rejected, False)
@@ -298,7 +302,8 @@ class MessageBuilder:
         if call.values is None:
             self._start(call)
             call.values = GemmaValues(
-                call.emitter, self._schema_lookup(call), self._report, lambda f: self._delta(call, f)
+                call.emitter, self._schema_lookup(call), self._report,
+                lambda fragment: self._delta(call, fragment), self.stray,
             )
         return call.values
 

@@ -86,6 +86,7 @@ class JsonArgumentsStream:
         self.duplicates: list[str] = []
         self.examined = 0
         self.unconsumed = ""
+        self.dropped: list[str] = []  # the text of each duplicate member whose value was left out
 
     def feed(self, text: str) -> tuple[str, str]:
         """``(JSON fragment, rejected text)`` for the next piece of the arguments text."""
@@ -172,7 +173,7 @@ class JsonArgumentsStream:
             return position + 1
         if not self._skip:
             self._emit(self._emitter.end_container(), position + 1)
-        self._value_done()
+        self._value_done(position + 1)
         return position + 1
 
     def _comma(self, position: int) -> int:
@@ -243,7 +244,7 @@ class JsonArgumentsStream:
         if not self._skip:
             self._flush()
             self._emit(self._emitter.end_string(), position)
-        self._value_done()
+        self._value_done(position)
 
     def _continue_escape(self, position: int) -> int:
         """Decode the escape begun by ``self._escape`` with what this chunk adds (≤ 11 chars)."""
@@ -279,13 +280,16 @@ class JsonArgumentsStream:
         if not self._skip:
             plain = self._plain and len(self._stack) == 1
             self._emit(self._emitter.value_complete(token if plain else value), position)
-        self._value_done()
+        self._value_done(position)
 
-    def _value_done(self) -> None:
-        """A value is complete; a skipped duplicate member ends with it."""
+    def _value_done(self, position: int) -> None:
+        """A value is complete; a skipped duplicate member ends with it, and its text (never
+        reflected in a fragment) goes to ``dropped`` for the caller to keep."""
         self._state = _State.AFTER_VALUE
         if self._skip == len(self._stack):
             self._skip = 0
+            self.dropped.append("".join(self._held) + self._text[self._mark : position])
+            self._reflect(position)
 
 
 def _whole_string(text: str, position: int) -> tuple[str, int] | None:

@@ -331,11 +331,11 @@ class StreamParser:
                 column=self._offset - self._line_start + 1, found=found, expected=expected,
                 partial=self._builder.message(), detail=f"(lenient parsing would have: {repair})",
             )
-        self.diagnostics.append(Diagnostic(code, self._offset, f"{repair} ({found!r})"))
+        self.diagnostics.append(Diagnostic(code, self._offset, f"{repair} ({found!r})" if found else repair))
 
     def _repaired(self, code: str, detail: str) -> None:
         """A deviation the builder found (a repeated id, a duplicate key, ...)."""
-        self._deviation(code, detail, frozenset(), detail)
+        self._deviation(code, "", frozenset(), detail)
 
     def _install_callbacks(self) -> None:
         """Build no tree (events are the output), and notice reductions of ``bad_*`` rules."""

@@ -36,11 +36,14 @@ class GemmaValues:
         schema_for_key: Callable[[str], Mapping[str, Any] | None],
         report: Callable[[str, str], None],
         emit: Callable[[str], None],
+        keep: Callable[[str], None],
     ) -> None:
         self._emitter = emitter
         self._schema_for_key = schema_for_key
         self._report = report
         self._emit = emit
+        self._keep = keep  # where the text of a dropped duplicate goes (content): never lost
+        self._skipped: list[str] = []
         self._kinds: list[str] = []  # "object" / "array" for each open container, outermost first
         self._expect_key = False
         self._quoted_key: list[str] | None = None
@@ -51,6 +54,7 @@ class GemmaValues:
     def token(self, terminal: str, text: str) -> None:
         """One token of the call body."""
         if self._skipping is not None:
+            self._skipped.append(text)
             self._skip(terminal)
         elif terminal in _OPEN_OBJECT or terminal == "LBRACKET":
             self._open(terminal)
@@ -116,8 +120,8 @@ class GemmaValues:
             self._emit(self._emitter.string_chunk(text))
 
     def _skip(self, terminal: str) -> None:
-        """Drop a duplicate member's value: it cannot be both in the dict and in the JSON (the
-        diagnostic names the key)."""
+        """Take a duplicate member's value out of the arguments: it cannot be both in the dict
+        and in the JSON. Its text is kept as content."""
         if terminal in _OPEN_OBJECT or terminal == "LBRACKET":
             self._kinds.append("array" if terminal == "LBRACKET" else "object")
             return
@@ -131,3 +135,5 @@ class GemmaValues:
             return
         if len(self._kinds) == self._skipping:
             self._skipping = None
+            text, self._skipped = "".join(self._skipped), []
+            self._keep(text)
