@@ -56,4 +56,4 @@ __all__ = [
     "openai_delta",
 ]
 
-from codec.codec import Codec, load  # noqa: E402 - after the names it builds on
+from codec.codec import Codec, load

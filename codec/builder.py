@@ -14,7 +14,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from codec.arguments import is_plain_string, property_schema, tool_schema, type_text
-from codec.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
+from codec.events import (
+    ContentDelta,
+    Event,
+    ReasoningDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
 from codec.jsonemit import ArgumentsEmitter
 from codec.jsonstream import JsonArgumentsStream
 from codec.models import AssistantMessage, ToolCall

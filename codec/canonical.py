@@ -71,15 +71,19 @@ def _changes(rule: Rule, before: tuple[Any, ...], draft: Draft) -> list[Loss]:
     messages, tools, options, generation = before
     found: list[Loss] = []
     if len(messages) == len(draft.messages):
-        for index, (old, new) in enumerate(zip(messages, draft.messages)):
+        for index, (old, new) in enumerate(zip(messages, draft.messages, strict=False)):
             if old != new:
                 found.append(Loss(name, explanation, index, describe(_shown(old), 120), describe(_shown(new), 120)))
     else:
         found.append(Loss(name, explanation, None, f"{len(messages)} messages", f"{len(draft.messages)} messages"))
-    for label, old, new in (("tools", tools, draft.tools), ("options", options, draft.options),
-                            ("add_generation_prompt", generation, draft.add_generation_prompt)):
-        if old != new:
-            found.append(Loss(name, explanation, None, f"{label}={describe(old, 100)}", f"{label}={describe(new, 100)}"))
+    fields: tuple[tuple[str, Any, Any], ...] = (
+        ("tools", tools, draft.tools), ("options", options, draft.options),
+        ("add_generation_prompt", generation, draft.add_generation_prompt),
+    )
+    for label, was, now in fields:
+        if was != now:
+            before_text, after_text = f"{label}={describe(was, 100)}", f"{label}={describe(now, 100)}"
+            found.append(Loss(name, explanation, None, before_text, after_text))
     return found
 
 

@@ -56,7 +56,7 @@ def _tools_as_listed(draft: Draft) -> None:
     """
     listed = []
     for tool in draft.tools:
-        function = tool["function"] if "function" in tool else tool
+        function = tool.get("function", tool)
         if not function.get("defer_loading"):
             kept = {k: v for k, v in function.items() if k not in ("defer_loading", "strict")}
             listed.append({"type": "function", "function": kept})
@@ -69,7 +69,7 @@ def _think_in_content(draft: Draft) -> None:
     """Content of the form ``<think>R</think>answer`` on a message without reasoning becomes
     reasoning ``R`` and content ``answer``.
 
-    ``{%- elif '</think>' in content %}{%- set reasoning_content = content.split('</think>')[0].split('<think>')[-1] %}``
+    ``{%- set reasoning_content = content.split('</think>')[0].split('<think>')[-1] %}``
     """
     for index, message in enumerate(draft.messages):
         if isinstance(message, AssistantMessage) and message.reasoning is None:
@@ -207,7 +207,8 @@ def _call_ids(draft: Draft) -> None:
 
     ``{{- '<tool_call>' + tc.name -}}`` (no id) / ``{{- tool_response(m.content) -}}``
     """
-    count, calls = 0, ()
+    count = 0
+    calls: tuple[ToolCall, ...] = ()
     for index, message in enumerate(draft.messages):
         if isinstance(message, AssistantMessage):
             renamed = []
@@ -218,7 +219,8 @@ def _call_ids(draft: Draft) -> None:
             draft.messages[index] = message.model_copy(update={"tool_calls": calls})
         elif isinstance(message, ToolMessage):
             position = _position_in_block(draft.messages, index)
-            after_assistant = index - position - 1 >= 0 and isinstance(draft.messages[index - position - 1], AssistantMessage)
+            opener = index - position - 1  # the message before the block
+            after_assistant = opener >= 0 and isinstance(draft.messages[opener], AssistantMessage)
             own = calls[position].id if after_assistant and position < len(calls) else None
             draft.messages[index] = message.model_copy(update={"tool_call_id": own})
         else:

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+from codec import canonical as _canonical
 from codec import registry
 from codec._resources import read_text
-import importlib
-from datetime import date
-from types import ModuleType
-
-from codec import canonical as _canonical
 from codec.errors import CodecError, RenderError
 from codec.models import AssistantMessage, Conversation, to_messages
 from codec.prefix import PrefixCheck

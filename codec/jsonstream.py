@@ -20,8 +20,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from codec.arguments import is_plain_string
-
-_scanstring: Any = json.decoder.scanstring  # the C scanner where available
 from codec.jsonemit import ArgumentsEmitter
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
@@ -34,6 +32,7 @@ _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r"
 _HEX = frozenset("0123456789abcdefABCDEF")
 _OPENER = {"}": "{", "]": "["}
 _MISSING: Any = object()
+_scanstring: Any = getattr(json.decoder, "scanstring")  # noqa: B009 - the C scanner; untyped in the stubs
 _NEED_MORE = ("", 0)
 _INVALID = ("", -1)
 
@@ -299,9 +298,10 @@ def _whole_string(text: str, position: int) -> tuple[str, int] | None:
     if text.find('"', position) < 0:
         return None
     try:
-        return _scanstring(text, position, False)
+        decoded, end = _scanstring(text, position, False)
     except ValueError:
         return None
+    return str(decoded), int(end)
 
 
 def _decode_escape(text: str) -> tuple[str, int]:

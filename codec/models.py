@@ -249,7 +249,7 @@ class Conversation(_Frozen):
             raise RenderError("the conversation does not end with tool calls", message_index=len(self.messages) - 1)
         replies = []
         for call in last.tool_calls:
-            if call.id not in results:
+            if call.id is None or call.id not in results:
                 raise RenderError(f"no result for call {call.id!r} ({call.name})", message_index=len(self.messages) - 1)
             result = results[call.id]
             text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
@@ -269,7 +269,8 @@ def to_message(message: Any, index: int = 0) -> AnyMessage:
         raise RenderError(f"unknown role {role!r}; expected system, user, assistant or tool",
                           message_index=index)
     try:
-        return _MESSAGE.validate_python(dict(message))  # type: ignore[no-any-return]
+        validated: AnyMessage = _MESSAGE.validate_python(dict(message))
+        return validated
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"][1:]) or "message"

@@ -9,9 +9,8 @@ strips the answer; Gemma moves reasoning out of earlier turns).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 _CONTEXT = 40
 
@@ -48,7 +47,7 @@ def check(
     cached = prompt + completion
     if rendered.startswith(cached):
         return PrefixCheck(ok=True)
-    offset = next((i for i, (a, b) in enumerate(zip(cached, rendered)) if a != b),
+    offset = next((i for i, (a, b) in enumerate(zip(cached, rendered, strict=False)) if a != b),
                   min(len(cached), len(rendered)))
     return PrefixCheck(
         ok=False, offset=offset, message_index=_message_at(offset, render_prefix, count),

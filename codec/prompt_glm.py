@@ -21,8 +21,8 @@ from typing import Any
 
 from lark import Token, Transformer, Tree
 
-from codec.canonical_glm_effort import control_as_parts
 from codec.arguments import is_plain_string, property_schema, tool_schema, type_text
+from codec.canonical_glm_effort import control_as_parts
 from codec.models import (
     AnyMessage,
     AssistantMessage,
@@ -36,7 +36,7 @@ from codec.models import (
 from codec.prompt import content_of, media, sequential_ids, text_of, wrap_tool
 from codec.registry import FormatSpec
 
-HIDDEN_TOOL = {"defer_loading": True}
+HIDDEN_TOOL: dict[str, Any] = {"defer_loading": True}
 
 
 @dataclass
@@ -124,7 +124,7 @@ def read(tree: Tree[Any], spec: FormatSpec) -> Conversation:
 def _header(blocks: list[_Block], spec: FormatSpec) -> tuple[dict[str, Any], list[_Block]]:
     """The effort header: the first block, if it is one the template writes."""
     if blocks and blocks[0].kind == "system" and not blocks[0].example:
-        level = effort_headers(spec.name).get(content_of(blocks[0].parts))  # type: ignore[arg-type]
+        level = effort_headers(spec.name).get(str(content_of(blocks[0].parts)))
         if level is not None:
             return {"reasoning_effort": level}, blocks[1:]
     return {}, blocks
@@ -143,13 +143,13 @@ def effort_headers(name: str) -> dict[str, str]:
     from codec.codec import load  # a reader needs the format's own renderer: imported late
 
     codec = load(name)
-    headers = {}
+    headers: dict[str, str] = {}
     for level in codec.spec.effort_levels:
         prompt = codec.render([], reasoning_effort=level, add_generation_prompt=False)
         blocks = prompt_blocks(codec.spec, prompt)
         if blocks and blocks[0].kind == "system":
-            headers.setdefault(content_of(blocks[0].parts), level)  # type: ignore[arg-type]
-    return headers  # type: ignore[return-value]
+            headers.setdefault(str(content_of(blocks[0].parts)), level)
+    return headers
 
 
 def prompt_blocks(spec: FormatSpec, prompt: str) -> list[_Block]:

@@ -117,7 +117,8 @@ def _check(c: Codec, case: Any, now: Any, canonical: bool, report: Report) -> No
 
 def first_difference(expected: str, found: str) -> str:
     """Where two texts first differ, with a little context."""
-    at = next((i for i, (a, b) in enumerate(zip(expected, found)) if a != b), min(len(expected), len(found)))
+    pairs = enumerate(zip(expected, found, strict=False))
+    at = next((i for i, (a, b) in pairs if a != b), min(len(expected), len(found)))
     return (f"first difference at character {at}: expected {expected[at:at + _CONTEXT]!r}, "
             f"got {found[at:at + _CONTEXT]!r}")
 

@@ -15,6 +15,7 @@ kept as text (content), never dropped.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from copy import copy
 from dataclasses import dataclass
 from functools import cache
@@ -287,10 +288,8 @@ class StreamParser:
             self._deviation("truncated", "", accepted, "the output ended early; kept what arrived")
             self._builder.close()
             return
-        try:
+        with suppress(UnexpectedInput):  # a stop marker then more text: kept as content already
             self.tree = self._parser.feed_eof()
-        except UnexpectedInput:  # a stop marker then more text was kept as content already
-            pass
 
     def _feed(self, name: str, text: str, inserted: bool = False) -> None:
         if name == "CALL_OPEN":  # the name the builder knows a call by, too
@@ -368,6 +367,6 @@ def _callback_plan(grammar_file: str) -> tuple[dict[Any, Any], tuple[tuple[Any, 
     """Per grammar: every rule's callback set to discard its children, and the ``bad_*`` rules
     (each parser binds its own reporter to those)."""
     parser = compiled(grammar_file).parser.parse_interactive(start=COMPLETION_START)
-    rules = list(parser.parser_state.parse_conf.callbacks)
+    rules: list[Any] = list(parser.parser_state.parse_conf.callbacks)
     bad = tuple((rule, str(rule.origin.name)) for rule in rules if str(rule.origin.name).startswith("bad_"))
     return {rule: _discard for rule in rules}, bad
