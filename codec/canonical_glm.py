@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from codec.arguments import is_plain_string, property_schema, tool_schema, type_text
+from codec.arguments import property_schema, tool_schema
 from codec.canonical import Draft, Rule
 from codec.canonical_glm_effort import (
     effort_control_tags,
@@ -28,7 +28,7 @@ from codec.models import (
     UserMessage,
 )
 from codec.prompt import content_of, media
-from codec.prompt_glm import HIDDEN_TOOL
+from codec.prompt_glm import HIDDEN_TOOL, written_value
 from codec.registry import FormatSpec
 
 _MEDIA = {"image": "image", "image_url": "image", "video": "video", "video_url": "video",
@@ -147,9 +147,9 @@ def _stripped(content: Content | None) -> Content | None:
 
 def _arguments_as_written(draft: Draft) -> None:
     """Argument values are written as text — a string raw, anything else as JSON — and read
-    back by the tool's schema: a string that reads as another JSON value, for a parameter that
-    is not a plain string, comes back as that value (``"3"`` → ``3``; a ``string|null``
-    parameter's ``"null"`` → ``None``).
+    back by the tool's schema: a string that reads as another JSON value exactly as ``tojson``
+    writes it, for a parameter that is not a plain string, comes back as that value (``"3"`` →
+    ``3``; a ``string|null`` parameter's ``"null"`` → ``None``; ``"1e5"`` stays a string).
 
     ``<arg_value>{{ v | tojson(ensure_ascii=False) if v is not string else v }}</arg_value>``
     """
@@ -165,8 +165,7 @@ def _retyped(tools: list[dict[str, Any]], call: ToolCall) -> dict[str, Any]:
     typed = {}
     for key, value in call.arguments.items():
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        schema = property_schema(parameters, key)
-        typed[key] = text if is_plain_string(schema) else type_text(text, schema)
+        typed[key] = written_value(text, property_schema(parameters, key))
     return typed
 
 

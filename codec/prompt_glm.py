@@ -203,14 +203,22 @@ def _assistant(block: _Block, tools: list[dict[str, Any]], new_id: Any) -> Assis
 
 
 def typed_arguments(tools: list[dict[str, Any]], name: str, pairs: list[tuple[str, str]]) -> dict[str, Any]:
-    """GLM's raw ``<arg_value>`` texts typed by the tool's schema (a string schema keeps the
-    text; anything else reads as JSON)."""
+    """GLM's raw ``<arg_value>`` texts typed by the tool's schema."""
     parameters = tool_schema(tools, name)
-    arguments = {}
-    for key, text in pairs:
-        schema = property_schema(parameters, key)
-        arguments[key] = text if is_plain_string(schema) else type_text(text, schema)
-    return arguments
+    return {key: written_value(text, property_schema(parameters, key)) for key, text in pairs}
+
+
+def written_value(text: str, schema: Any) -> Any:
+    """What an ``<arg_value>`` text in a prompt stood for. The template writes a string raw and
+    anything else with ``tojson``, whose output is canonical: text that reads as JSON but is not
+    how ``tojson`` writes that value (``1e5``, ``{"a":1}``) was a string. A completion is read
+    more loosely (``Codec.parse``): a model may well write ``1e5`` for a number."""
+    if is_plain_string(schema):
+        return text
+    value = type_text(text, schema)
+    if isinstance(value, str) or json.dumps(value, ensure_ascii=False) == text:
+        return value
+    return text
 
 
 def _results(block: _Block, messages: list[AnyMessage]) -> list[ToolMessage]:
