@@ -163,7 +163,8 @@ class StreamParser:
         if self._run is not None:  # the hot path: more of a run already fed to the parser
             if self._keep_tree:  # a tree needs every piece (a transformer joins a run's pieces)
                 self._parser.feed_token(Token(self._run, text))
-            self._builder.token(self._run, text)
+            else:
+                self._builder.token(self._run, text)
             self._advance(text)
             return
         if not self._pending:
@@ -297,7 +298,8 @@ class StreamParser:
         self._parser.feed_token(Token(name, text))
         self._run = name if name in self._grammar.free_text else None
         self._straying = False
-        self._builder.token(name, text, inserted)
+        if not self._keep_tree:  # a whole prompt is read from its tree, not as one reply
+            self._builder.token(name, text, inserted)
         self._advance(text)
 
     def _accepts(self) -> frozenset[str]:

@@ -73,6 +73,10 @@ def test_completion_delta_parses_to_the_canonical_message(fmt: str) -> None:
                                 **case.options)
         # glm-effort: an empty last turn reads as the generation prompt (a canonical rule).
         expected = codec.AssistantMessage() if canonical.add_generation_prompt else canonical.messages[-1]
+        if fmt == "solar-open" and expected.content == "":
+            # Solar's template cannot print an answer without content, so a prompt keeps "";
+            # a completion's empty answer is no answer (None), as in every format.
+            expected = expected.model_copy(update={"content": None})
         if isinstance(expected.content, tuple) and len(expected.content) == 1:
             # glm-effort keeps text with a control tag as a one-part list in prompts (a canonical
             # rule about re-rendering); a completion's text is just text.
