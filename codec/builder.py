@@ -101,6 +101,21 @@ class MessageBuilder:
         elif call is not None and terminal in GemmaValues.TERMINALS:
             self._gemma(call).token(terminal, text)
 
+    def run_handler(self, terminal: str) -> Callable[[str], None]:
+        """What to call with each further chunk of a run of free text just begun — the hot path
+        of streaming, so the common cases skip ``token``'s dispatch."""
+        call = self._call
+        if call is not None and not call.started:
+            return lambda text: self.token(terminal, text)  # the call's raw text is still kept
+        if call is not None and call.emitter.in_string and (
+            (terminal == "ARG_VALUE" and call.value_parts is None)
+            or (terminal == "STRING_TEXT" and call.values is not None and call.values.streaming)
+        ):
+            emitter, index = call.emitter, call.index  # (self.events is replaced at each drain)
+            return lambda text: self.events.append(ToolCallDelta(index, emitter.string_chunk(text)))
+        handler = self._handlers.get(terminal)
+        return handler if handler is not None else (lambda text: self.token(terminal, text))
+
     @property
     def call_pending(self) -> bool:
         """A call is open and its name is not complete yet (nothing of it was emitted)."""
@@ -137,29 +152,29 @@ class MessageBuilder:
             tool_calls=tuple(self._calls),
         )
 
-    def _on_reasoning(self, text: str, inserted: bool) -> None:
+    def _on_reasoning(self, text: str, inserted: bool = False) -> None:
         if text:
             self._reasoning.append(text)
             self.events.append(ReasoningDelta(text))
 
-    def _on_content(self, text: str, inserted: bool) -> None:
+    def _on_content(self, text: str, inserted: bool = False) -> None:
         if text:
             self._content.append(text)
             self.events.append(ContentDelta(text))
 
-    def _on_call_open(self, text: str, inserted: bool) -> None:
+    def _on_call_open(self, text: str, inserted: bool = False) -> None:
         self._call = _Call(len(self._calls), text)
 
-    def _on_call_id(self, text: str, inserted: bool) -> None:
+    def _on_call_id(self, text: str, inserted: bool = False) -> None:
         if self._call is not None:
             self._call.id_parts.append(text)
 
-    def _on_call_name(self, text: str, inserted: bool) -> None:
+    def _on_call_name(self, text: str, inserted: bool = False) -> None:
         """The id is complete (Solar): a format that carries ids must give one."""
         if self._call is not None and not "".join(self._call.id_parts).strip():
             self._report("missing_call_id", "a call without an id; a new one is made")
 
-    def _on_name(self, text: str, inserted: bool) -> None:
+    def _on_name(self, text: str, inserted: bool = False) -> None:
         if self._call is not None and not self._call.started:
             self._call.name_parts.append(text)
 
@@ -191,7 +206,7 @@ class MessageBuilder:
         self._ids.add(call_id)
         return call_id
 
-    def _on_call_close(self, text: str, inserted: bool) -> None:
+    def _on_call_close(self, text: str, inserted: bool = False) -> None:
         call = self._call
         if call is None:
             return
@@ -209,13 +224,13 @@ class MessageBuilder:
         self.events.append(ToolCallEnd(call.index, tool_call))
         self._call = None
 
-    def _on_args_open(self, text: str, inserted: bool) -> None:
+    def _on_args_open(self, text: str, inserted: bool = False) -> None:
         call = self._call
         if call is not None:
             self._start(call)
             call.json = JsonArgumentsStream(call.emitter, self._schema_lookup(call))
 
-    def _on_args_json(self, text: str, inserted: bool) -> None:
+    def _on_args_json(self, text: str, inserted: bool = False) -> None:
         call = self._call
         if call is None or call.json is None:
             return
@@ -232,7 +247,7 @@ class MessageBuilder:
     def _schema_lookup(self, call: _Call) -> Callable[[str], Mapping[str, Any] | None]:
         return lambda key: property_schema(call.parameters, key)
 
-    def _on_key_open(self, text: str, inserted: bool) -> None:
+    def _on_key_open(self, text: str, inserted: bool = False) -> None:
         call = self._call
         if call is None:
             return
@@ -251,18 +266,18 @@ class MessageBuilder:
             call.name_parts = [name]
             call.key_parts = [glued[len(name):]]
 
-    def _on_key(self, text: str, inserted: bool) -> None:
+    def _on_key(self, text: str, inserted: bool = False) -> None:
         if self._call is not None:
             self._call.key_parts.append(text)
 
-    def _on_key_close(self, text: str, inserted: bool) -> None:
+    def _on_key_close(self, text: str, inserted: bool = False) -> None:
         call = self._call
         if call is not None:
             call.key = "".join(call.key_parts)
             call.key_parts = []
             call.key_pending = True
 
-    def _on_value_open(self, text: str, inserted: bool) -> None:
+    def _on_value_open(self, text: str, inserted: bool = False) -> None:
         call = self._call
         if call is None:
             return
@@ -281,7 +296,7 @@ class MessageBuilder:
         else:
             call.value_parts = []
 
-    def _on_value(self, text: str, inserted: bool) -> None:
+    def _on_value(self, text: str, inserted: bool = False) -> None:
         call = self._call
         if call is None:
             return
@@ -290,7 +305,7 @@ class MessageBuilder:
         elif call.emitter.in_string:
             self._delta(call, call.emitter.string_chunk(text))
 
-    def _on_value_close(self, text: str, inserted: bool) -> None:
+    def _on_value_close(self, text: str, inserted: bool = False) -> None:
         if self._call is not None:
             self._finish_value(self._call, truncated=False)
 

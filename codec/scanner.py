@@ -9,71 +9,85 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cache
-
-_LONG_TEXT = 512
-"""From this length on, markers are found by substring search instead of the regex."""
 
 Piece = tuple[str | None, str]
 """``(marker terminal name, text)`` for a marker, ``(None, text)`` for the text between."""
 
 
-@cache
-def _tables(
-    markers: tuple[tuple[str, str], ...],
-) -> tuple[dict[str, str], re.Pattern[str], frozenset[str], int, re.Pattern[str]]:
+@dataclass(frozen=True, slots=True)
+class _Tables:
     """What scanning needs, built once per set of markers (a parser is made per completion)."""
+
+    names: dict[str, str]  # marker text -> terminal name
+    prefixes: frozenset[str]  # every proper prefix of a marker: what a held-back tail may be
+    longest: int
+    starts: re.Pattern[str]  # any character a marker starts with
+    by_start: dict[str, re.Pattern[str]]  # first character -> the markers starting with it
+
+
+@cache
+def _tables(markers: tuple[tuple[str, str], ...]) -> _Tables:
     texts = sorted((text for text, _ in markers), key=len, reverse=True)  # longest first
-    regex = re.compile("|".join(re.escape(text) for text in texts))
-    prefixes = frozenset(text[:i] for text in texts for i in range(1, len(text)))
-    starts = re.compile("[" + re.escape("".join({text[0] for text in texts})) + "]")
-    return dict(markers), regex, prefixes, len(texts[0]), starts
+    by_start = {
+        first: re.compile("|".join(re.escape(text) for text in texts if text[0] == first))
+        for first in {text[0] for text in texts}
+    }
+    return _Tables(
+        names=dict(markers),
+        prefixes=frozenset(text[:i] for text in texts for i in range(1, len(text))),
+        longest=len(texts[0]),
+        starts=re.compile("[" + re.escape("".join(by_start)) + "]"),
+        by_start=by_start,
+    )
 
 
 class MarkerScanner:
     """Incremental marker recognition for one completion (sans-IO: strings in, pieces out)."""
 
     def __init__(self, markers: Mapping[str, str]) -> None:
-        self._names, self._regex, self._prefixes, self._longest, self._starts = _tables(
-            tuple(sorted(markers.items()))
-        )
+        self._tables = _tables(tuple(sorted(markers.items())))
         self._held = ""
 
     def feed(self, chunk: str) -> list[Piece]:
         """The markers and text that ``chunk`` completes."""
         text = self._held + chunk if self._held else chunk
+        first = self._tables.starts.search(text)
+        if first is None:  # most chunks hold no marker character at all
+            self._held = ""
+            return [(None, text)] if text else []
         pieces: list[Piece] = []
         position = 0
-        if self._starts.search(text):  # most chunks hold no marker character at all
-            for start, marker in self._markers_in(text):
-                if start > position:
-                    pieces.append((None, text[position:start]))
-                pieces.append((self._names[marker], marker))
-                position = start + len(marker)
+        for start, marker in self._markers_in(text, first.start()):
+            if start > position:
+                pieces.append((None, text[position:start]))
+            pieces.append((self._tables.names[marker], marker))
+            position = start + len(marker)
         keep = self._held_back(text, position)
         if len(text) - keep > position:
             pieces.append((None, text[position : len(text) - keep]))
         self._held = text[len(text) - keep :]
         return pieces
 
-    def _markers_in(self, text: str) -> list[tuple[int, str]]:
-        """``(position, marker)`` of every marker, leftmost first, the longest at a position."""
-        if len(text) < _LONG_TEXT:
-            return [(found.start(), found.group()) for found in self._regex.finditer(text)]
-        # One C-speed substring search per marker beats the regex engine's per-character
-        # stepping on long text (a whole completion parsed at once).
-        hits = []
-        for marker in self._names:
-            start = text.find(marker)
+    def _markers_in(self, text: str, first: int) -> list[tuple[int, str]]:
+        """``(position, marker)`` of every marker from ``first`` on, leftmost first, the longest
+        at a position. ``str.find`` jumps to each character a marker may start with (C speed,
+        where a regex would step through every character); the markers starting with it are
+        then tried there."""
+        hits: list[tuple[int, str]] = []
+        for char, pattern in self._tables.by_start.items():
+            start = text.find(char, first)
             while start >= 0:
-                hits.append((start, -len(marker), marker))
-                start = text.find(marker, start + 1)
-        found, end = [], 0
-        for start, _, marker in sorted(hits):
-            if start >= end:
-                found.append((start, marker))
-                end = start + len(marker)
-        return found
+                found = pattern.match(text, start)
+                if found is None:
+                    start = text.find(char, start + 1)
+                    continue
+                hits.append((start, found.group()))
+                start = text.find(char, found.end())
+        if len(self._tables.by_start) > 1:
+            hits = _leftmost(sorted(hits))
+        return hits
 
     def close(self) -> list[Piece]:
         """Whatever was held back, as text: the completion ended."""
@@ -83,9 +97,21 @@ class MarkerScanner:
     def _held_back(self, text: str, start: int) -> int:
         """Length of the longest tail of ``text[start:]`` that begins some marker: only the
         last ``longest - 1`` characters can, and only from a character a marker starts with."""
-        found = self._starts.search(text, max(start, len(text) - self._longest + 1))
+        starts = self._tables.starts
+        found = starts.search(text, max(start, len(text) - self._tables.longest + 1))
         while found is not None:
-            if text[found.start() :] in self._prefixes:
+            if text[found.start() :] in self._tables.prefixes:
                 return len(text) - found.start()
-            found = self._starts.search(text, found.start() + 1)
+            found = starts.search(text, found.start() + 1)
         return 0
+
+
+def _leftmost(hits: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Drop hits that start inside an earlier one (markers of different first characters)."""
+    kept: list[tuple[int, str]] = []
+    end = 0
+    for start, marker in hits:
+        if start >= end:
+            kept.append((start, marker))
+            end = start + len(marker)
+    return kept

@@ -68,6 +68,7 @@ class StreamParser:
         self.tree: Any = None  # the Lark tree, with keep_tree (whole prompts, parse_prompt)
         self.diagnostics: list[Diagnostic] = []
         self._run: str | None = None  # the free-text terminal whose run is in progress
+        self._run_handler: Callable[[str], None] | None = None  # where the run's text goes
         self._straying = False  # stray text is being kept as content (one diagnostic per run)
         self._before_call: Any = None  # the parser as it was before the open call's marker
         self._pending = ""  # text waiting for pattern lexing
@@ -86,9 +87,9 @@ class StreamParser:
         self._check_usable()
         try:
             pieces = self._scanner.feed(chunk)
-            if self._run is not None and len(pieces) == 1 and pieces[0][0] is None and not self._keep_tree:
+            if self._run_handler is not None and len(pieces) == 1 and pieces[0][0] is None:
                 text = pieces[0][1]  # the hot path: one more piece of a run of free text
-                self._builder.token(self._run, text)
+                self._run_handler(text)
                 self._advance(text)
             else:
                 self._pieces(pieces)
@@ -160,11 +161,11 @@ class StreamParser:
         return events if events else []
 
     def _text(self, text: str) -> None:
-        if self._run is not None:  # the hot path: more of a run already fed to the parser
-            if self._keep_tree:  # a tree needs every piece (a transformer joins a run's pieces)
+        if self._run is not None:  # more of a run already fed to the parser
+            if self._run_handler is not None:
+                self._run_handler(text)
+            else:  # a tree needs every piece (a transformer joins a run's pieces)
                 self._parser.feed_token(Token(self._run, text))
-            else:
-                self._builder.token(self._run, text)
             self._advance(text)
             return
         if not self._pending:
@@ -265,7 +266,7 @@ class StreamParser:
             return False
         self._deviation("unparsable_call", found, accepted, "the call so far is kept as content")
         self._parser, self._before_call = self._before_call, None
-        self._run = None
+        self._run = self._run_handler = None
         self._builder.abandon_call()
         return True
 
@@ -300,6 +301,7 @@ class StreamParser:
         self._straying = False
         if not self._keep_tree:  # a whole prompt is read from its tree, not as one reply
             self._builder.token(name, text, inserted)
+            self._run_handler = self._builder.run_handler(name) if self._run else None
         self._advance(text)
 
     def _accepts(self) -> frozenset[str]:

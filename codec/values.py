@@ -51,6 +51,12 @@ class GemmaValues:
         self._skipping: int | None = None  # nesting depth of a duplicate member being skipped
         self._skipped_string_open = False
 
+    @property
+    def streaming(self) -> bool:
+        """A string value is open (not a quoted key, not a skipped duplicate): its text goes
+        straight to the emitter."""
+        return self._quoted_key is None and self._skipping is None and self._emitter.in_string
+
     def token(self, terminal: str, text: str) -> None:
         """One token of the call body."""
         if self._skipping is not None:
