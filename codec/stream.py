@@ -37,6 +37,7 @@ PATTERN_BUFFER_LIMIT = 1024
 
 _ACCEPTS: dict[tuple[str, tuple[int, ...]], frozenset[str]] = {}
 _PRIMED: dict[tuple[str, str, bool], Any] = {}
+_STEPS: dict[tuple[str, tuple[int, ...], str], tuple[tuple[int, ...], tuple[str, ...]]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +62,8 @@ class StreamParser:
         self._grammar: CompiledGrammar = compiled(grammar_file)
         self._scanner = MarkerScanner(self._grammar.markers)
         self._parser = self._grammar.parser.parse_interactive(start=start)
+        self._stack: tuple[int, ...] = tuple(self._parser.parser_state.state_stack)
+        self._fired: list[str] = []  # bad_* rules reduced by the current Lark step
         self._keep_tree = keep_tree
         self._install_callbacks()
         self._strict = strict
@@ -129,6 +132,7 @@ class StreamParser:
         if primed is not None:
             self._parser = primed.copy(deepcopy_values=False)
             self._parser.parser_state.parse_conf = self._conf
+            self._stack = tuple(self._parser.parser_state.state_stack)
             return
         try:
             self._pieces(self._scanner.feed(prompt))
@@ -165,7 +169,7 @@ class StreamParser:
             if self._run_handler is not None:
                 self._run_handler(text)
             else:  # a tree needs every piece (a transformer joins a run's pieces)
-                self._parser.feed_token(Token(self._run, text))
+                self._shift(self._run, text)
             self._advance(text)
             return
         if not self._pending:
@@ -266,6 +270,7 @@ class StreamParser:
             return False
         self._deviation("unparsable_call", found, accepted, "the call so far is kept as content")
         self._parser, self._before_call = self._before_call, None
+        self._stack = tuple(self._parser.parser_state.state_stack)
         self._run = self._run_handler = None
         self._builder.abandon_call()
         return True
@@ -296,7 +301,7 @@ class StreamParser:
     def _feed(self, name: str, text: str, inserted: bool = False) -> None:
         if name == "CALL_OPEN":  # the name the builder knows a call by, too
             self._before_call = self._parser.copy(deepcopy_values=False)
-        self._parser.feed_token(Token(name, text))
+        self._shift(name, text)
         self._run = name if name in self._grammar.free_text else None
         self._straying = False
         if not self._keep_tree:  # a whole prompt is read from its tree, not as one reply
@@ -304,8 +309,37 @@ class StreamParser:
             self._run_handler = self._builder.run_handler(name) if self._run else None
         self._advance(text)
 
+    def _shift(self, name: str, text: str) -> None:
+        """Advance the parser by one token. An LALR step depends only on the state stack and the
+        token's terminal, so each distinct step runs through Lark's ``feed_token`` once per
+        process and is replayed from a table after that (values are not kept: the builder, not
+        a tree, is the output). ``bad_*`` reductions seen on the way are replayed too."""
+        state = self._parser.parser_state
+        if self._keep_tree:
+            self._parser.feed_token(Token(name, text))
+            self._stack = tuple(state.state_stack)
+            return
+        key = (self._grammar.name, self._stack, name)
+        step = _STEPS.get(key)
+        if step is None:
+            self._fired = []
+            self._parser.feed_token(Token(name, text))
+            if len(_STEPS) > 100_000:
+                _STEPS.clear()
+            step = _STEPS[key] = (tuple(state.state_stack), tuple(self._fired))
+        else:
+            state.state_stack[:] = step[0]
+            values, size = state.value_stack, len(step[0]) - 1
+            if len(values) > size:
+                del values[size:]
+            else:
+                values.extend([None] * (size - len(values)))
+        self._stack = step[0]
+        for rule in step[1]:
+            self._deviation("malformed", rule, frozenset(), f"{rule} accepted")
+
     def _accepts(self) -> frozenset[str]:
-        key = (self._grammar.name, tuple(self._parser.parser_state.state_stack))
+        key = (self._grammar.name, self._stack)
         accepted = _ACCEPTS.get(key)
         if accepted is None:
             if len(_ACCEPTS) > 50_000:  # deep nesting makes new stacks; keep memory bounded
@@ -357,7 +391,7 @@ class StreamParser:
 
     def _bad_rule(self, rule: str) -> Callable[[list[Any]], None]:
         def reduced(children: list[Any]) -> None:
-            self._deviation("malformed", rule, frozenset(), f"{rule} accepted")
+            self._fired.append(rule)  # reported by _shift, which also replays it from its table
 
         return reduced
 

@@ -204,6 +204,7 @@ def kept_text(message: codec.AssistantMessage) -> str:
     parts = [message.reasoning or "", codec.models.content_text(message.content)]
     for call in message.tool_calls:
         parts += [call.id or "", call.name, call.arguments_json, json.dumps(call.arguments, ensure_ascii=False)]
+        parts += [call.name + key for key in call.arguments]  # a key glued to the name, split by repair
         parts += [str(value) for value in _leaves(call.arguments)]
     return "\n".join(parts).lower()
 
