@@ -78,7 +78,7 @@ class MessageBuilder:
         self._calls: list[ToolCall] = []
         self._ids: set[str] = set()
         self._call: _Call | None = None
-        self._handlers: dict[str, Callable[[str, bool], None]] = {
+        self._handlers: dict[str, Callable[..., None]] = {
             "REASONING": self._on_reasoning, "CONTENT": self._on_content,
             "CALL_OPEN": self._on_call_open, "CALL_CLOSE": self._on_call_close,
             "CALL_ID": self._on_call_id, "BAD_CALL_ID": self._on_call_id,
