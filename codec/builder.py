@@ -191,9 +191,9 @@ class MessageBuilder:
         call.name = name.strip()
         if call.name != name:
             self._report("tool_name_whitespace", f"white space around tool name {call.name!r}")
-        if self._tools and tool_schema(self._tools, call.name) is None:
+        call.parameters = tool_schema(self._tools, call.name) if self._tools else None
+        if self._tools and call.parameters is None:
             self._report("unknown_tool", f"call to {call.name!r}, a tool that was not offered")
-        call.parameters = tool_schema(self._tools, call.name)
         call.id = self._call_id(call)
         self.events.append(ToolCallStart(call.index, call.id, call.name))
 

@@ -73,7 +73,7 @@ class StreamParser:
         self._run: str | None = None  # the free-text terminal whose run is in progress
         self._run_handler: Callable[[str], None] | None = None  # where the run's text goes
         self._straying = False  # stray text is being kept as content (one diagnostic per run)
-        self._before_call: Any = None  # the parser as it was before the open call's marker
+        self._before_call: tuple[int, ...] | None = None  # the stack before the open call's marker
         self._pending = ""  # text waiting for pattern lexing
         self._offset = self._line = self._line_start = 0
         self._failed: ParseError | None = None
@@ -269,8 +269,8 @@ class StreamParser:
         if self._before_call is None or not self._builder.call_pending:
             return False
         self._deviation("unparsable_call", found, accepted, "the call so far is kept as content")
-        self._parser, self._before_call = self._before_call, None
-        self._stack = tuple(self._parser.parser_state.state_stack)
+        self._restore(self._before_call)
+        self._before_call = None
         self._run = self._run_handler = None
         self._builder.abandon_call()
         return True
@@ -300,7 +300,7 @@ class StreamParser:
 
     def _feed(self, name: str, text: str, inserted: bool = False) -> None:
         if name == "CALL_OPEN":  # the name the builder knows a call by, too
-            self._before_call = self._parser.copy(deepcopy_values=False)
+            self._before_call = self._stack
         self._shift(name, text)
         self._run = name if name in self._grammar.free_text else None
         self._straying = False
@@ -328,15 +328,21 @@ class StreamParser:
                 _STEPS.clear()
             step = _STEPS[key] = (tuple(state.state_stack), tuple(self._fired))
         else:
-            state.state_stack[:] = step[0]
-            values, size = state.value_stack, len(step[0]) - 1
-            if len(values) > size:
-                del values[size:]
-            else:
-                values.extend([None] * (size - len(values)))
+            self._restore(step[0])
         self._stack = step[0]
         for rule in step[1]:
             self._deviation("malformed", rule, frozenset(), f"{rule} accepted")
+
+    def _restore(self, stack: tuple[int, ...]) -> None:
+        """Put the parser in the state ``stack`` (values are not kept: see ``_shift``)."""
+        state = self._parser.parser_state
+        state.state_stack[:] = stack
+        values, size = state.value_stack, len(stack) - 1
+        if len(values) > size:
+            del values[size:]
+        else:
+            values.extend([None] * (size - len(values)))
+        self._stack = stack
 
     def _accepts(self) -> frozenset[str]:
         key = (self._grammar.name, self._stack)
