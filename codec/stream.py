@@ -1,10 +1,10 @@
 """``StreamParser``: model output in, events out — the one parsing path of every format.
 
-Pieces from the ``MarkerScanner`` become tokens for the format's Lark LALR parser, fed through
-its interactive interface. The parser's accepted terminals (computed before feeding, cached per
-parser stack) say what each piece of text means; ``MessageBuilder`` turns accepted tokens into
-events. A free-text run is fed to Lark once, when it starts: its later chunks go straight to the
-builder, so the cost of a chunk does not depend on what came before.
+Pieces from the ``MarkerScanner`` become tokens for the format's Lark LALR parser (stepped by a
+``LalrCursor``). The terminals the parser accepts say what each piece of text means;
+``MessageBuilder`` turns accepted tokens into events. A free-text run is fed to the parser once,
+when it starts: its later chunks go straight to the builder, so the cost of a chunk does not
+depend on what came before.
 
 Deviations are handled in one place, ``_deviation``: with ``strict=True`` the first one raises
 ``ParseError`` and the parser stays failed; otherwise it is recorded in ``diagnostics`` and
@@ -15,19 +15,14 @@ kept as text (content), never dropped.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import suppress
-from copy import copy
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
-
-from lark.exceptions import UnexpectedInput
-from lark.lexer import Token
 
 from codec.builder import MessageBuilder
 from codec.errors import CodecError, ParseError
 from codec.events import Event
 from codec.grammar import COMPLETION_START, CompiledGrammar, compiled
+from codec.lalr import LalrCursor, Stack
 from codec.models import AssistantMessage
 from codec.patterns import IGNORED, WAIT, next_token
 from codec.scanner import MarkerScanner
@@ -35,9 +30,7 @@ from codec.scanner import MarkerScanner
 PATTERN_BUFFER_LIMIT = 1024
 """Text held for pattern lexing before it must be decided (a header, never a payload)."""
 
-_ACCEPTS: dict[tuple[str, tuple[int, ...]], frozenset[str]] = {}
-_PRIMED: dict[tuple[str, str, bool], Any] = {}
-_STEPS: dict[tuple[str, tuple[int, ...], str], tuple[tuple[int, ...], tuple[str, ...]]] = {}
+_PRIMED: dict[tuple[str, str], Stack] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,11 +54,8 @@ class StreamParser:
     ) -> None:
         self._grammar: CompiledGrammar = compiled(grammar_file)
         self._scanner = MarkerScanner(self._grammar.markers)
-        self._parser = self._grammar.parser.parse_interactive(start=start)
-        self._stack: tuple[int, ...] = tuple(self._parser.parser_state.state_stack)
-        self._fired: list[str] = []  # bad_* rules reduced by the current Lark step
+        self._lalr = LalrCursor(self._grammar, start, keep_tree=keep_tree, on_bad_rule=self._bad_rule)
         self._keep_tree = keep_tree
-        self._install_callbacks()
         self._strict = strict
         self._builder = MessageBuilder(tools, id_factory, self._repaired)
         self.tree: Any = None  # the Lark tree, with keep_tree (whole prompts, parse_prompt)
@@ -73,7 +63,7 @@ class StreamParser:
         self._run: str | None = None  # the free-text terminal whose run is in progress
         self._run_handler: Callable[[str], None] | None = None  # where the run's text goes
         self._straying = False  # stray text is being kept as content (one diagnostic per run)
-        self._before_call: tuple[int, ...] | None = None  # the stack before the open call's marker
+        self._before_call: Stack | None = None  # the parser's stack before the open call's marker
         self._pending = ""  # text waiting for pattern lexing
         self._offset = self._line = self._line_start = 0
         self._failed: ParseError | None = None
@@ -127,12 +117,10 @@ class StreamParser:
         """Feed the generation prompt (e.g. ``<|assistant|><think>``), so the completion is
         parsed from where the prompt left the model. It must fit the grammar. The parser state
         it leaves is cached per prompt: a server starts many parsers from the same prompt."""
-        key = (self._grammar.name, prompt, self._keep_tree)
+        key = (self._grammar.name, prompt)
         primed = _PRIMED.get(key)
-        if primed is not None:
-            self._parser = primed.copy(deepcopy_values=False)
-            self._parser.parser_state.parse_conf = self._conf
-            self._stack = tuple(self._parser.parser_state.state_stack)
+        if primed is not None and not self._keep_tree:
+            self._lalr.restore(primed)
             return
         try:
             self._pieces(self._scanner.feed(prompt))
@@ -149,7 +137,7 @@ class StreamParser:
         if self._run is None and not self._pending and self._before_call is None:
             if len(_PRIMED) > 256:
                 _PRIMED.clear()
-            _PRIMED[key] = self._parser.copy(deepcopy_values=False)
+            _PRIMED[key] = self._lalr.stack
 
     def _pieces(self, pieces: list[tuple[str | None, str]]) -> None:
         for name, text in pieces:
@@ -169,7 +157,7 @@ class StreamParser:
             if self._run_handler is not None:
                 self._run_handler(text)
             else:  # a tree needs every piece (a transformer joins a run's pieces)
-                self._shift(self._run, text)
+                self._lalr.shift(self._run, text)
             self._advance(text)
             return
         if not self._pending:
@@ -269,7 +257,7 @@ class StreamParser:
         if self._before_call is None or not self._builder.call_pending:
             return False
         self._deviation("unparsable_call", found, accepted, "the call so far is kept as content")
-        self._restore(self._before_call)
+        self._lalr.restore(self._before_call)
         self._before_call = None
         self._run = self._run_handler = None
         self._builder.abandon_call()
@@ -281,10 +269,7 @@ class StreamParser:
             # Never the opening of a call: a repair may close or complete, but not invent one.
             if candidate not in self._grammar.markers.values() or candidate == "CALL_OPEN":
                 continue
-            trial = self._parser.copy(deepcopy_values=False)
-            trial.parser_state.parse_conf = self._silent_conf
-            trial.feed_token(Token(candidate, ""))
-            after = frozenset(trial.accepts())
+            after = self._lalr.accepts_after(candidate)
             if (name in after) if name else self._free_text(after) is not None:
                 return candidate
         return None
@@ -295,13 +280,12 @@ class StreamParser:
             self._deviation("truncated", "", accepted, "the output ended early; kept what arrived")
             self._builder.close()
             return
-        with suppress(UnexpectedInput):  # a stop marker then more text: kept as content already
-            self.tree = self._parser.feed_eof()
+        self.tree = self._lalr.finish()
 
     def _feed(self, name: str, text: str, inserted: bool = False) -> None:
         if name == "CALL_OPEN":  # the name the builder knows a call by, too
-            self._before_call = self._stack
-        self._shift(name, text)
+            self._before_call = self._lalr.stack
+        self._lalr.shift(name, text)
         self._run = name if name in self._grammar.free_text else None
         self._straying = False
         if not self._keep_tree:  # a whole prompt is read from its tree, not as one reply
@@ -309,49 +293,8 @@ class StreamParser:
             self._run_handler = self._builder.run_handler(name) if self._run else None
         self._advance(text)
 
-    def _shift(self, name: str, text: str) -> None:
-        """Advance the parser by one token. An LALR step depends only on the state stack and the
-        token's terminal, so each distinct step runs through Lark's ``feed_token`` once per
-        process and is replayed from a table after that (values are not kept: the builder, not
-        a tree, is the output). ``bad_*`` reductions seen on the way are replayed too."""
-        state = self._parser.parser_state
-        if self._keep_tree:
-            self._parser.feed_token(Token(name, text))
-            self._stack = tuple(state.state_stack)
-            return
-        key = (self._grammar.name, self._stack, name)
-        step = _STEPS.get(key)
-        if step is None:
-            self._fired = []
-            self._parser.feed_token(Token(name, text))
-            if len(_STEPS) > 100_000:
-                _STEPS.clear()
-            step = _STEPS[key] = (tuple(state.state_stack), tuple(self._fired))
-        else:
-            self._restore(step[0])
-        self._stack = step[0]
-        for rule in step[1]:
-            self._deviation("malformed", rule, frozenset(), f"{rule} accepted")
-
-    def _restore(self, stack: tuple[int, ...]) -> None:
-        """Put the parser in the state ``stack`` (values are not kept: see ``_shift``)."""
-        state = self._parser.parser_state
-        state.state_stack[:] = stack
-        values, size = state.value_stack, len(stack) - 1
-        if len(values) > size:
-            del values[size:]
-        else:
-            values.extend([None] * (size - len(values)))
-        self._stack = stack
-
     def _accepts(self) -> frozenset[str]:
-        key = (self._grammar.name, self._stack)
-        accepted = _ACCEPTS.get(key)
-        if accepted is None:
-            if len(_ACCEPTS) > 50_000:  # deep nesting makes new stacks; keep memory bounded
-                _ACCEPTS.clear()
-            accepted = _ACCEPTS[key] = frozenset(self._parser.accepts())
-        return accepted
+        return self._lalr.accepts()
 
     def _free_text(self, accepted: frozenset[str]) -> str | None:
         for name in accepted:
@@ -380,37 +323,6 @@ class StreamParser:
         """A deviation the builder found (a repeated id, a duplicate key, ...)."""
         self._deviation(code, "", frozenset(), detail)
 
-    def _install_callbacks(self) -> None:
-        """Build no tree (events are the output), and notice reductions of ``bad_*`` rules."""
-        state = self._parser.parser_state
-        self._silent_conf = copy(state.parse_conf)
-        self._silent_conf.callbacks = {}
-        if self._keep_tree:
-            self._conf = state.parse_conf
-            return  # Lark's own callbacks build the tree
-        conf = copy(state.parse_conf)
-        quiet, bad = _callback_plan(self._grammar.name)
-        conf.callbacks = dict(quiet)
-        for rule, name in bad:
-            conf.callbacks[rule] = self._bad_rule(name)
-        state.parse_conf = self._conf = conf
-
-    def _bad_rule(self, rule: str) -> Callable[[list[Any]], None]:
-        def reduced(children: list[Any]) -> None:
-            self._fired.append(rule)  # reported by _shift, which also replays it from its table
-
-        return reduced
-
-
-def _discard(children: list[Any]) -> None:
-    return None
-
-
-@cache
-def _callback_plan(grammar_file: str) -> tuple[dict[Any, Any], tuple[tuple[Any, str], ...]]:
-    """Per grammar: every rule's callback set to discard its children, and the ``bad_*`` rules
-    (each parser binds its own reporter to those)."""
-    parser = compiled(grammar_file).parser.parse_interactive(start=COMPLETION_START)
-    rules: list[Any] = list(parser.parser_state.parse_conf.callbacks)
-    bad = tuple((rule, str(rule.origin.name)) for rule in rules if str(rule.origin.name).startswith("bad_"))
-    return {rule: _discard for rule in rules}, bad
+    def _bad_rule(self, rule: str) -> None:
+        """A ``bad_*`` rule (a malformed variant the grammar accepts) was reduced."""
+        self._deviation("malformed", rule, frozenset(), f"{rule} accepted")
