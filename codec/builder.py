@@ -141,6 +141,8 @@ class MessageBuilder:
             return
         # A key whose value never came is not an argument (never invent one); its text stays.
         self._on_content("".join(call.key_parts) or (call.key if call.key_pending else ""), False)
+        if call.values is not None and call.values.dangling_key is not None:
+            self._on_content(call.values.dangling_key, False)
         self._finish_value(call, truncated=True)
         self._on_call_close("", True)
 

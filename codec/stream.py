@@ -30,7 +30,7 @@ from codec.scanner import MarkerScanner
 PATTERN_BUFFER_LIMIT = 1024
 """Text held for pattern lexing before it must be decided (a header, never a payload)."""
 
-_PRIMED: dict[tuple[str, str], Stack] = {}
+_PRIMED: dict[tuple[str, str, str], Stack] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +56,7 @@ class StreamParser:
         self._scanner = MarkerScanner(self._grammar.markers)
         self._lalr = LalrCursor(self._grammar, start, keep_tree=keep_tree, on_bad_rule=self._bad_rule)
         self._keep_tree = keep_tree
+        self._start = start
         self._strict = strict
         self._builder = MessageBuilder(tools, id_factory, self._repaired)
         self.tree: Any = None  # the Lark tree, with keep_tree (whole prompts, parse_prompt)
@@ -117,7 +118,7 @@ class StreamParser:
         """Feed the generation prompt (e.g. ``<|assistant|><think>``), so the completion is
         parsed from where the prompt left the model. It must fit the grammar. The parser state
         it leaves is cached per prompt: a server starts many parsers from the same prompt."""
-        key = (self._grammar.name, prompt)
+        key = (self._grammar.name, self._start, prompt)
         primed = _PRIMED.get(key)
         if primed is not None and not self._keep_tree:
             self._lalr.restore(primed)
@@ -134,7 +135,7 @@ class StreamParser:
         if self.diagnostics or self._builder.events:
             raise CodecError(f"the generation prompt {prompt!r} does not fit {self._grammar.name}")
         self._offset = self._line = self._line_start = 0
-        if self._run is None and not self._pending and self._before_call is None:
+        if self._run is None and not self._pending and self._before_call is None and not self._keep_tree:
             if len(_PRIMED) > 256:
                 _PRIMED.clear()
             _PRIMED[key] = self._lalr.stack

@@ -50,6 +50,7 @@ class GemmaValues:
         self._key = ""
         self._skipping: int | None = None  # nesting depth of a duplicate member being skipped
         self._skipped_string_open = False
+        self.dangling_key: str | None = None  # a key whose value has not begun
 
     @property
     def streaming(self) -> bool:
@@ -59,6 +60,8 @@ class GemmaValues:
 
     def token(self, terminal: str, text: str) -> None:
         """One token of the call body."""
+        if terminal not in ("KEY", "COMMA") and not (terminal == "QUOTE" and self._expect_key):
+            self.dangling_key = None  # a value (or the end of the object) has begun
         if self._skipping is not None:
             self._skipped.append(text)
             self._skip(terminal)
@@ -94,6 +97,7 @@ class GemmaValues:
             self._skipping = len(self._kinds)
         else:
             self._emitter.key(key)
+            self.dangling_key = key
 
     def _value(self, terminal: str, text: str) -> None:
         if terminal == "QUOTE":

@@ -69,6 +69,10 @@ def test_completion_delta_parses_to_the_canonical_message(fmt: str) -> None:
         completion = full[len(prompt):]
         if fmt == "gemma4":
             completion = completion.removesuffix("\n")
+            if history[-1]["role"] == "tool":
+                # After tool results the model turn goes on, and the template joins the next
+                # message to it with "\n": a separator between messages, like the end marker.
+                completion = completion.removeprefix("\n")
         canonical = c.canonical(case.messages, tools=case.tools, add_generation_prompt=False, now=now,
                                 **case.options)
         # glm-effort: an empty last turn reads as the generation prompt (a canonical rule).
