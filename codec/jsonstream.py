@@ -91,6 +91,10 @@ class JsonArgumentsStream:
         """``(JSON fragment, rejected text)`` for the next piece of the arguments text."""
         if self.failed:
             return "", text
+        if self._state is _State.STRING and not (self._escape or self._skip) and _plain_text(text):
+            self.examined += len(text)  # the common chunk: more of a string value, nothing else
+            self._held.clear()
+            return self._emitter.string_chunk(text), ""
         self._text, self._mark, self._out = text, 0, []
         position = 0
         while position < len(text) and not self.failed:
@@ -289,6 +293,11 @@ class JsonArgumentsStream:
             self._skip = 0
             self.dropped.append("".join(self._held) + self._text[self._mark : position])
             self._reflect(position)
+
+
+def _plain_text(text: str) -> bool:
+    """Text that cannot end a string or start an escape."""
+    return '"' not in text and "\\" not in text
 
 
 def _whole_string(text: str, position: int) -> tuple[str, int] | None:
