@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from codec.errors import describe
-from codec.models import AnyMessage, Conversation
+from codec.models import AnyMessage, AssistantMessage, Conversation, ToolCall
 
 
 @dataclass
@@ -53,6 +53,15 @@ class Loss:
     def __str__(self) -> str:
         where = f"message {self.message_index}" if self.message_index is not None else "conversation"
         return f"{where}: {self.explanation} [{self.rule}]\n    before: {self.before}\n    after:  {self.after}"
+
+
+def map_arguments(draft: Draft, change: Callable[[ToolCall], dict[str, Any]]) -> None:
+    """Give every tool call the arguments ``change(call)`` returns (rules about how a format
+    writes arguments)."""
+    for index, message in enumerate(draft.messages):
+        if isinstance(message, AssistantMessage) and message.tool_calls:
+            calls = tuple(call.model_copy(update={"arguments": change(call)}) for call in message.tool_calls)
+            draft.messages[index] = message.model_copy(update={"tool_calls": calls})
 
 
 def apply(rules: Sequence[Rule], draft: Draft) -> list[Loss]:

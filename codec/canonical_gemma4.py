@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from codec.canonical import Draft, Rule
+from codec.canonical import Draft, Rule, map_arguments
 from codec.models import (
     AnyMessage,
     AssistantMessage,
@@ -185,11 +185,7 @@ def _arguments_as_written(draft: Draft) -> None:
 
     ``{%- for key, value in function['arguments'] | dictsort -%}``
     """
-    for index, message in enumerate(draft.messages):
-        if isinstance(message, AssistantMessage) and message.tool_calls:
-            calls = tuple(call.model_copy(update={"arguments": as_written(call.arguments)})
-                          for call in message.tool_calls)
-            draft.messages[index] = message.model_copy(update={"tool_calls": calls})
+    map_arguments(draft, lambda call: as_written(call.arguments))
 
 
 def as_written(value: Any) -> Any:

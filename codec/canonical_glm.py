@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from codec.arguments import property_schema, tool_schema
-from codec.canonical import Draft, Rule
+from codec.canonical import Draft, Rule, map_arguments
 from codec.canonical_glm_effort import (
     effort_control_tags,
     effort_control_text_as_parts,
@@ -153,11 +153,7 @@ def _arguments_as_written(draft: Draft) -> None:
 
     ``<arg_value>{{ v | tojson(ensure_ascii=False) if v is not string else v }}</arg_value>``
     """
-    for index, message in enumerate(draft.messages):
-        if isinstance(message, AssistantMessage) and message.tool_calls:
-            calls = tuple(call.model_copy(update={"arguments": _retyped(draft.tools, call)})
-                          for call in message.tool_calls)
-            draft.messages[index] = message.model_copy(update={"tool_calls": calls})
+    map_arguments(draft, lambda call: _retyped(draft.tools, call))
 
 
 def _retyped(tools: list[dict[str, Any]], call: ToolCall) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 from codec._template_input import plain
-from codec.canonical import Draft, Rule
+from codec.canonical import Draft, Rule, map_arguments
 from codec.models import (
     AnyMessage,
     AssistantMessage,
@@ -146,11 +146,7 @@ def _arguments_as_json(draft: Draft) -> None:
 
     ``{%- if tool_arguments is mapping -%}{{- tool_arguments | tojson }}``
     """
-    for index, message in enumerate(draft.messages):
-        if isinstance(message, AssistantMessage) and message.tool_calls:
-            calls = tuple(call.model_copy(update={"arguments": _as_json(call.arguments)})
-                          for call in message.tool_calls)
-            draft.messages[index] = message.model_copy(update={"tool_calls": calls})
+    map_arguments(draft, lambda call: _as_json(call.arguments))
 
 
 def _result_names(draft: Draft) -> None:
