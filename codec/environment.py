@@ -185,13 +185,21 @@ class StrictSandbox(ImmutableSandboxedEnvironment):
 @lru_cache(maxsize=64)
 def compile_template(source: str, trusted: bool) -> jinja2.Template:
     """``source`` compiled once per (source, trusted); a syntax error is a ``RenderError``."""
+    env, ast = _parsed(source, trusted)
+    return env.template_class.from_code(env, env.compile(ast), env.make_globals(None), None)
+
+
+@lru_cache(maxsize=64)
+def _parsed(source: str, trusted: bool) -> tuple[jinja2.Environment, jinja2.nodes.Template]:
+    """The environment and the template's syntax tree, parsed once for compiling and for
+    finding the template's variables."""
     kind = TrustedEnvironment if trusted else StrictSandbox
     env = kind(
         trim_blocks=True, lstrip_blocks=True, extensions=[GenerationBlock, jinja2.ext.loopcontrols]
     )
     _configure(env)
     try:
-        return env.from_string(source)
+        return env, env.parse(source)
     except jinja2.TemplateSyntaxError as error:
         raise RenderError(
             f"the chat template does not compile: {error.message}, line {error.lineno}"
@@ -208,8 +216,7 @@ def template_variables(source: str, trusted: bool) -> frozenset[str]:
     before assigning it — the ``{% set x = x if x is defined else d %}`` idiom of
     Solar's and Gemma's parameters.
     """
-    env = compile_template(source, trusted).environment
-    ast = env.parse(source)
+    env, ast = _parsed(source, trusted)
     reported = jinja2.meta.find_undeclared_variables(ast) - env.globals.keys() - RENDER_NAMES
     events: list[tuple[str, bool, bool]] = []
     _name_events(ast, True, events)

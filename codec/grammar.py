@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from lark import Lark
+from lark.load_grammar import load_grammar
 from lark.lexer import PatternStr, TerminalDef
 
 from codec._resources import read_text
@@ -42,6 +43,7 @@ class CompiledGrammar:
 
     name: str
     parser: Lark
+    starts: tuple[str, ...]
     markers: dict[str, str]  # marker text -> terminal name
     free_text: frozenset[str]
     patterns: dict[str, Pattern]
@@ -83,12 +85,15 @@ def compiled(grammar_file: str) -> CompiledGrammar:
     starts = [COMPLETION_START]
     if re.search(rf"^{PROMPT_START}\s*:", source, re.MULTILINE):
         starts.append(PROMPT_START)
-    parser = Lark(source, parser="lalr", start=starts, lexer="basic")
-    declared = {name for name, (tree, _) in parser.grammar.term_defs if tree is None}
-    every_name = {name for name, _ in parser.grammar.term_defs} - declared
-    # compile() again keeping every terminal: the markers a completion never holds (image
-    # placeholders, system headers) still matter to the scanner and to render's injection check.
-    terminals, _, ignore_names = parser.grammar.compile(starts, every_name)
+    # Lark keeps the LALR tables it builds in its cache file (in the temp folder, keyed by the
+    # grammar's hash): a new process loads them instead of building them again.
+    parser = Lark(source, parser="lalr", start=starts, lexer="basic", cache=True)
+    grammar, _ = load_grammar(source, grammar_file, [], False)
+    declared = {name for name, (tree, _) in grammar.term_defs if tree is None}
+    every_name = {name for name, _ in grammar.term_defs} - declared
+    # Every terminal, even one no rule uses: a marker still matters to the scanner and to
+    # render's injection check.
+    terminals, _, ignore_names = grammar.compile(starts, every_name)
     markers = {term.pattern.value: term.name for term in terminals if _is_marker(term)}
     patterns = {
         term.name: _pattern(term)
@@ -99,6 +104,7 @@ def compiled(grammar_file: str) -> CompiledGrammar:
     return CompiledGrammar(
         name=grammar_file,
         parser=parser,
+        starts=tuple(starts),
         markers=markers,
         free_text=frozenset(declared),
         patterns=patterns,

@@ -23,7 +23,7 @@ Reader = Callable[[Tree[Any], FormatSpec, "Callable[[str], str]"], Any]
 
 def prompt_tree(grammar_file: str, prompt: str) -> Tree[Any]:
     """The Lark tree of a whole prompt (``ParseError`` where it leaves the grammar)."""
-    if PROMPT_START not in compiled(grammar_file).parser.options.start:
+    if PROMPT_START not in compiled(grammar_file).starts:
         raise NotImplementedError(f"{grammar_file} has no {PROMPT_START} rule")
     parser = StreamParser(grammar_file, prompt="", tools=(), strict=True,
                           start=PROMPT_START, keep_tree=True)

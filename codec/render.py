@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 import jinja2
@@ -48,14 +49,22 @@ class Renderer:
     def __init__(self, spec: FormatSpec, source: str, *, trusted: bool) -> None:
         self.spec = spec
         self._template = compile_template(source, trusted)
-        self.variables: frozenset[str] = template_variables(source, trusted)
+        self._source, self._trusted = source, trusted
         self._rules = TextRules.for_grammar(spec.grammar)
         tokens = {"bos_token": spec.bos_token, "eos_token": spec.eos_token}
         self._special_tokens = {name: text for name, text in tokens.items() if text is not None}
         self._prompts: dict[str, str] = {}
 
+    @cached_property
+    def variables(self) -> frozenset[str]:
+        """The options the template reads (found on first use: the analysis costs about as
+        much as compiling the template, and most calls pass no options)."""
+        return template_variables(self._source, self._trusted)
+
     def check_options(self, options: Mapping[str, Any]) -> None:
         """``RenderError`` naming any option the template never reads, and listing those it does."""
+        if not options:
+            return
         unknown = sorted(set(options) - self.variables)
         if unknown:
             known = ", ".join(sorted(self.variables)) or "none"
