@@ -39,10 +39,14 @@ __all__ = [
     "CodecError",
     "ContentDelta",
     "Conversation",
+    "Diagnostic",
     "Event",
+    "Loss",
     "ParseError",
+    "PrefixCheck",
     "ReasoningDelta",
     "RenderError",
+    "StreamParser",
     "SystemMessage",
     "ToolCall",
     "ToolCallDelta",
@@ -51,9 +55,14 @@ __all__ = [
     "ToolMessage",
     "UnknownFormatError",
     "UserMessage",
+    "explain_losses",
     "formats",
     "load",
     "openai_delta",
 ]
 
-from codec.codec import Codec, load
+# Imported last: these modules build on the names above.
+from codec.canonical import Loss
+from codec.codec import Codec, explain_losses, load
+from codec.prefix import PrefixCheck
+from codec.stream import Diagnostic, StreamParser

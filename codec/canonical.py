@@ -75,7 +75,7 @@ def apply(rules: Sequence[Rule], draft: Draft) -> list[Loss]:
 
 
 def _changes(rule: Rule, before: tuple[Any, ...], draft: Draft) -> list[Loss]:
-    explanation = (rule.__doc__ or rule.__name__).strip().split("\n\n")[0].replace("\n", " ")
+    explanation = " ".join((rule.__doc__ or rule.__name__).strip().split("\n\n")[0].split())
     name = rule.__name__.lstrip("_")
     messages, tools, options, generation = before
     found: list[Loss] = []

@@ -262,6 +262,13 @@ def as_datetime(now: datetime | date | str | None) -> datetime | None:
     return datetime(now.year, now.month, now.day)
 
 
+def explain_losses(name: str | Codec, messages: Sequence[Any], **arguments: Any) -> list[_canonical.Loss]:
+    """What rendering ``messages`` in a format drops or changes, message by message, and why:
+    ``codec.explain_losses("gemma4", messages, tools=tools)``; see ``Codec.explain_losses``."""
+    chosen = name if isinstance(name, Codec) else load(name)
+    return chosen.explain_losses(messages, **arguments)
+
+
 def load(name: str, *, template: str | Path | None = None) -> Codec:
     """The ``Codec`` for a format name (``codec.formats()``) or a model id.
 
