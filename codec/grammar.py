@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from lark import Lark
-from lark.load_grammar import load_grammar
 from lark.lexer import PatternStr, TerminalDef
+from lark.load_grammar import load_grammar
 
 from codec._resources import read_text
 
