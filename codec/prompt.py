@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from lark import Token, Tree
+from lark import Token, Transformer, Tree
 
 from codec.grammar import PROMPT_START, compiled
 from codec.models import Content, ContentPart, MediaPart, TextPart
@@ -60,6 +60,20 @@ def content_of(parts: Sequence[str | MediaPart]) -> Content:
 def media(kind: str) -> MediaPart:
     """A media placeholder part (the prompt shows only that there was one)."""
     return MediaPart(type=kind)  # type: ignore[arg-type]
+
+
+class MediaRules(Transformer[Token, Any]):
+    """The media rules every prompt grammar shares (``image``, ``audio``, ``video``): each is a
+    placeholder part. A format's reader subclasses it with its own rules."""
+
+    def image(self, _: list[Any]) -> MediaPart:
+        return media("image")
+
+    def audio(self, _: list[Any]) -> MediaPart:
+        return media("audio")
+
+    def video(self, _: list[Any]) -> MediaPart:
+        return media("video")
 
 
 def sequential_ids() -> Callable[[str], str]:

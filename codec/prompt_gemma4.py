@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lark import Token, Transformer, Tree
+from lark import Token, Tree
 
 from codec.models import (
     AnyMessage,
@@ -40,7 +40,7 @@ from codec.models import (
     ToolMessage,
     UserMessage,
 )
-from codec.prompt import content_of, media, sequential_ids, text_of, wrap_tool
+from codec.prompt import MediaRules, content_of, sequential_ids, text_of, wrap_tool
 from codec.registry import FormatSpec
 
 HIDDEN_REASONING = "(reasoning not shown)"
@@ -82,7 +82,7 @@ class _Block:
     open_thought: bool = False
 
 
-class _Tree(Transformer[Token, Any]):
+class _Tree(MediaRules):
     """One small method per rule of ``gemma4.lark``'s prompt section (and its value syntax)."""
 
     def __init__(self) -> None:
@@ -124,15 +124,6 @@ class _Tree(Transformer[Token, Any]):
 
     def declaration(self, children: list[Any]) -> dict[str, Any]:
         return wrap_tool(_function(text_of(children, "FUNC_NAME"), children[-2]))
-
-    def image(self, _: list[Any]) -> MediaPart:
-        return media("image")
-
-    def audio(self, _: list[Any]) -> MediaPart:
-        return media("audio")
-
-    def video(self, _: list[Any]) -> MediaPart:
-        return media("video")
 
     def system(self, children: list[Any]) -> _Block:
         tools = [c for c in children if isinstance(c, dict)]

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from lark import Token, Transformer, Tree
+from lark import Token, Tree
 
 from codec.arguments import is_plain_string, property_schema, tool_schema, type_text
 from codec.canonical_glm_effort import control_as_parts
@@ -33,7 +33,7 @@ from codec.models import (
     ToolMessage,
     UserMessage,
 )
-from codec.prompt import content_of, media, sequential_ids, text_of, wrap_tool
+from codec.prompt import MediaRules, content_of, sequential_ids, text_of, wrap_tool
 from codec.registry import FormatSpec
 
 HIDDEN_TOOL: dict[str, Any] = {"defer_loading": True}
@@ -50,17 +50,8 @@ class _Block:
     thinking: bool = False
 
 
-class _Tree(Transformer[Token, Any]):
+class _Tree(MediaRules):
     """One small method per rule of ``glm.lark``'s prompt section."""
-
-    def image(self, _: list[Any]) -> MediaPart:
-        return media("image")
-
-    def video(self, _: list[Any]) -> MediaPart:
-        return media("video")
-
-    def audio(self, _: list[Any]) -> MediaPart:
-        return media("audio")
 
     def tools_example(self, _: list[Any]) -> str:
         return "example"
