@@ -31,7 +31,7 @@ from transformers.utils.chat_parsing import ResponseParser, parse_response
 from transformers.utils.chat_parsing.response_templates import load_response_template
 
 import codec
-from codec.grammar import special_tokens
+from codec.engine.grammar import special_tokens
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = json.loads((HERE / "transformers_response_templates.json").read_text(encoding="utf-8"))

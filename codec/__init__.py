@@ -62,7 +62,7 @@ __all__ = [
 ]
 
 # Imported last: these modules build on the names above.
-from codec.canonical import Loss
-from codec.codec import Codec, explain_losses, load
-from codec.prefix import PrefixCheck
-from codec.stream import Diagnostic, StreamParser
+from codec._canonical import Loss
+from codec.api import Codec, explain_losses, load
+from codec._prefix import PrefixCheck
+from codec.engine.stream import Diagnostic, StreamParser

@@ -1,15 +1,23 @@
-"""The formats ``codec`` knows: each is data — a template, a grammar and a few facts.
+"""The formats ``codec`` knows: each is data — a template, a grammar, its family and a few facts.
 
-Adding a format means adding a template to ``templates/``, a grammar to ``grammars/`` and an
-entry here; never a subclass.
+Adding a format means adding a template to ``templates/``, a grammar to ``grammars/``, a family
+folder ``codec/formats/<family>/`` (or reusing one) and an entry here; never a subclass. The
+entry links the format to its family by import (checked by mypy) and holds what tests, the CLI
+and the demo need to know about it: stop tokens, options worth testing, completion examples.
 """
 
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
-from codec.errors import UnknownFormatError
+from codec.engine.grammar import compiled
+from codec.errors import CodecError, UnknownFormatError
+from codec.formats import ANY_TEXT, DemoCase, Examples, Family, gemma4, glm, solar_open
+
+_BOOLEANS = (False, True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,19 +25,55 @@ class FormatSpec:
     """One chat format.
 
     ``model_ids`` are the Hugging Face ids ``load()`` accepts for it; ``model_family`` is a
-    lower-case fragment that any other id of the family contains (``gemma-4``). ``bos_token`` and
-    ``eos_token`` are passed to the template as ``apply_chat_template`` passes the tokenizer's.
+    lower-case fragment that any other id of the family contains (``gemma-4``). Special tokens
+    are named by their grammar terminals (``stop_terminals``, ``bos_terminal``,
+    ``eos_terminal``); the properties give their text, read from the compiled grammar.
+    ``control_tags`` marks a template that reads control tags from message text and writes
+    effort personas (glm-effort). ``string_content_only``: the template cannot render a list of
+    content parts. ``test_options`` are the template variables worth testing, each with values
+    to try (``ANY_TEXT``: any text); ``golden_options`` the ones the render goldens use.
     """
 
     name: str
     template: str
     grammar: str
+    family: Family
     model_ids: tuple[str, ...]
     model_family: str
-    bos_token: str | None = None
-    eos_token: str | None = None
+    stop_terminals: tuple[str, ...]
+    examples: Examples
+    demo: DemoCase
+    bos_terminal: str | None = None
+    eos_terminal: str | None = None
     effort_levels: tuple[str, ...] = ()  # reasoning_effort values with a header of their own
+    control_tags: bool = False
+    string_content_only: bool = False
+    test_options: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    golden_options: Mapping[str, Any] = field(default_factory=dict)
 
+    @property
+    def stop_tokens(self) -> tuple[str, ...]:
+        """The strings generation stops at (servers usually strip them from the output)."""
+        return tuple(self._token(name) for name in self.stop_terminals)
+
+    @property
+    def bos_token(self) -> str | None:
+        """What the template is given as ``bos_token`` (as ``apply_chat_template`` passes it)."""
+        return None if self.bos_terminal is None else self._token(self.bos_terminal)
+
+    @property
+    def eos_token(self) -> str | None:
+        """What the template is given as ``eos_token``."""
+        return None if self.eos_terminal is None else self._token(self.eos_terminal)
+
+    def _token(self, terminal: str) -> str:
+        return compiled(self.grammar).display(terminal)
+
+
+_GLM_EFFORT_NAMES = (
+    "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", 3, "mortal", "hermes", "low", "medium",
+    "high", "xhigh", "uhigh", "amax", "swarm", "council", "Deep-Research", " Low ", "max", "bogus",
+)  # fmt: skip
 
 FORMATS: dict[str, FormatSpec] = {
     spec.name: spec
@@ -37,33 +81,69 @@ FORMATS: dict[str, FormatSpec] = {
         FormatSpec(
             name="glm",
             template="glm.jinja",
-            grammar="glm.lark",
+            grammar=glm.GRAMMAR,
+            family=glm.FAMILY,
             model_ids=("zai-org/GLM-5.3-Flash", "zai-org/GLM-5.3"),
             model_family="glm-5",
-            eos_token="<|endoftext|>",
+            stop_terminals=("END_OF_TEXT", "USER", "OBSERVATION"),
+            examples=glm.EXAMPLES,
+            demo=glm.demo.GLM,
+            eos_terminal="END_OF_TEXT",
             effort_levels=("low", "high", "max"),
+            test_options={
+                "reasoning_effort": ("low", "high", "max", "medium"),
+                "clear_thinking": _BOOLEANS,
+            },
+            golden_options={"reasoning_effort": "low", "clear_thinking": True},
         ),
         FormatSpec(
             name="glm-effort",
             template="glm_effort.jinja",
-            grammar="glm.lark",
+            grammar=glm.GRAMMAR,
+            family=glm.FAMILY,
             model_ids=(),
             model_family="glm-effort",
-            eos_token="<|endoftext|>",
+            stop_terminals=("END_OF_TEXT", "USER", "OBSERVATION"),
+            examples=glm.EXAMPLES,
+            demo=glm.demo.GLM_EFFORT,
+            eos_terminal="END_OF_TEXT",
             effort_levels=("1", "2", "3", "4", "5", "6", "7", "8", "9", "swarm", "deep-swarm"),
+            control_tags=True,
+            test_options={
+                "reasoning_effort": _GLM_EFFORT_NAMES,
+                "enable_thinking": _BOOLEANS,
+                "clear_thinking": _BOOLEANS,
+                "regular": _BOOLEANS,
+                "mode": ("regular", "vanilla", "standard", "default", "clean", "fancy"),
+                "thinking_level": ("2", "high", "9"),
+            },
+            golden_options={"reasoning_effort": "hermes", "clear_thinking": True},
         ),
         FormatSpec(
             name="solar-open",
             template="solar_open.jinja",
-            grammar="solar_open.lark",
+            grammar=solar_open.GRAMMAR,
+            family=solar_open.FAMILY,
             model_ids=("upstage/Solar-Open-100B",),
             model_family="solar-open",
-            eos_token="<|endoftext|>",
+            stop_terminals=("END_OF_TEXT", "FLUSH", "CALLS_END"),
+            examples=solar_open.EXAMPLES,
+            demo=solar_open.demo.SOLAR_OPEN,
+            eos_terminal="END_OF_TEXT",
+            string_content_only=True,  # the template joins content to strings with `+`
+            test_options={
+                "reasoning_effort": ("low", "minimal", "medium", "high"),
+                "think_render_option": ("all", "lastthink", "none"),
+                "default_system_prompt": _BOOLEANS,
+                "response_format": (ANY_TEXT, {"type": "json_object"}),
+            },
+            golden_options={"reasoning_effort": "low", "think_render_option": "all"},
         ),
         FormatSpec(
             name="gemma4",
             template="gemma4.jinja",
-            grammar="gemma4.lark",
+            grammar=gemma4.GRAMMAR,
+            family=gemma4.FAMILY,
             model_ids=(
                 "google/gemma-4-31B-it",
                 "google/gemma-4-26B-A4B-it",
@@ -71,8 +151,13 @@ FORMATS: dict[str, FormatSpec] = {
                 "google/gemma-4-E2B-it",
             ),
             model_family="gemma-4",
-            bos_token="<bos>",
-            eos_token="<eos>",
+            stop_terminals=("EOS", "TURN_CLOSE", "RESPONSE_OPEN"),
+            examples=gemma4.EXAMPLES,
+            demo=gemma4.demo.GEMMA4,
+            bos_terminal="BOS",
+            eos_terminal="EOS",
+            test_options={"enable_thinking": _BOOLEANS, "preserve_thinking": _BOOLEANS},
+            golden_options={"enable_thinking": True, "preserve_thinking": True},
         ),
     )
 }
@@ -81,6 +166,23 @@ FORMATS: dict[str, FormatSpec] = {
 def formats() -> list[str]:
     """The format names ``load()`` knows, in registry order."""
     return list(FORMATS)
+
+
+_BUNDLED = frozenset(FORMATS)
+
+
+def register(spec: FormatSpec) -> None:
+    """Add a format at run time (a variant of a bundled family, say); its name must be new."""
+    if spec.name in FORMATS:
+        raise CodecError(f"a format named {spec.name!r} is registered already")
+    FORMATS[spec.name] = spec
+
+
+def unregister(name: str) -> None:
+    """Remove a format added with ``register``; bundled formats stay."""
+    if name in _BUNDLED:
+        raise CodecError(f"{name!r} is a bundled format and cannot be removed")
+    FORMATS.pop(name, None)
 
 
 def find(name: str) -> FormatSpec:

@@ -19,7 +19,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from codec.grammar import special_tokens
+from codec.engine.grammar import special_tokens
+from codec.formats import ANY_TEXT
 from codec.registry import FORMATS
 
 Json = Any
@@ -170,10 +171,6 @@ def content(*, parts: bool, controls: bool = False) -> st.SearchStrategy[Json]:
     return st.one_of(text, st.lists(part, min_size=1, max_size=4))
 
 
-# Solar's template joins content to strings with `+`, so a list of parts cannot render there.
-_STRING_CONTENT_ONLY = frozenset({"solar-open"})
-
-
 @st.composite
 def _calls(draw: st.DrawFn, next_id: list[int]) -> list[dict[str, Json]]:
     calls = []
@@ -223,7 +220,7 @@ def _tool_round(
 def conversations(draw: st.DrawFn, fmt: str, *, controls: bool = False) -> list[dict[str, Json]]:
     """A conversation for format ``fmt``: system, user turns, tool rounds and answers; now and
     then an arbitrary order of messages (consecutive users, a leading tool result, ...)."""
-    parts = fmt not in _STRING_CONTENT_ONLY
+    parts = not FORMATS[fmt].string_content_only
     next_id = [0]
     user = content(parts=parts, controls=controls).map(lambda c: {"role": "user", "content": c})
     system = content(parts=parts, controls=controls).map(lambda c: {"role": "system", "content": c})
@@ -245,52 +242,29 @@ def conversations(draw: st.DrawFn, fmt: str, *, controls: bool = False) -> list[
     return messages
 
 
-_EFFORT_NAMES = (
-    "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", 3, "mortal", "hermes", "low", "medium",
-    "high", "xhigh", "uhigh", "amax", "swarm", "council", "Deep-Research", " Low ", "max", "bogus",
-)  # fmt: skip
-
-# The variables each bundled template reads (codec.load(fmt).options) and values worth trying.
-_OPTIONS: dict[str, dict[str, st.SearchStrategy[Json]]] = {
-    "glm": {
-        "reasoning_effort": st.sampled_from(["low", "high", "max", "medium"]),
-        "clear_thinking": st.booleans(),
-    },
-    "glm-effort": {
-        "reasoning_effort": st.sampled_from(_EFFORT_NAMES),
-        "enable_thinking": st.booleans(),
-        "clear_thinking": st.booleans(),
-        "regular": st.booleans(),
-        "mode": st.sampled_from(["regular", "vanilla", "standard", "default", "clean", "fancy"]),
-        "thinking_level": st.sampled_from(["2", "high", "9"]),
-    },
-    "solar-open": {
-        "reasoning_effort": st.sampled_from(["low", "minimal", "medium", "high"]),
-        "think_render_option": st.sampled_from(["all", "lastthink", "none"]),
-        "default_system_prompt": st.booleans(),
-        "response_format": st.one_of(
-            texts(max_size=4), st.fixed_dictionaries({"type": st.just("json_object")})
-        ),
-    },
-    "gemma4": {"enable_thinking": st.booleans(), "preserve_thinking": st.booleans()},
-}
+def _option_values(fmt: str) -> dict[str, st.SearchStrategy[Json]]:
+    """The registry's values worth testing for each option of ``fmt``, as strategies."""
+    return {
+        name: st.one_of([texts(max_size=4) if value is ANY_TEXT else st.just(value) for value in values])
+        for name, values in FORMATS[fmt].test_options.items()
+    }
 
 
 def option_names(fmt: str) -> frozenset[str]:
     """The options ``options(fmt)`` draws from."""
-    return frozenset(_OPTIONS[fmt])
+    return frozenset(FORMATS[fmt].test_options)
 
 
 def options(fmt: str) -> st.SearchStrategy[dict[str, Json]]:
     """Template options for ``fmt``: any subset of the variables its template reads."""
-    return st.fixed_dictionaries({}, optional=_OPTIONS[fmt])
+    return st.fixed_dictionaries({}, optional=_option_values(fmt))
 
 
 @st.composite
 def render_cases(draw: st.DrawFn, fmt: str, *, controls: bool | None = None) -> RenderCase:
-    """A whole ``render`` call for ``fmt``. ``controls`` (default: for ``glm-effort``) mixes
-    glm-effort's control tags into the text."""
-    controls = fmt == "glm-effort" if controls is None else controls
+    """A whole ``render`` call for ``fmt``. ``controls`` (default: where the template reads
+    control tags, glm-effort) mixes those tags into the text."""
+    controls = FORMATS[fmt].control_tags if controls is None else controls
     tool_list = draw(st.one_of(st.none(), st.lists(tools(), max_size=3)))
     return RenderCase(
         messages=draw(conversations(fmt, controls=controls)),

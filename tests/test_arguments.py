@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.arguments import is_plain_string, kinds, property_schema, tool_schema, type_text
+from codec.arguments.schema import is_plain_string, kinds, property_schema, tool_schema, type_text
 
 STRING = {"type": "string"}
 NUMBER = {"type": "number"}

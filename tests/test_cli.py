@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 import codec
-from codec.demo import CASES, HISTORY, NOW, TOOLS
+from codec.formats._demo_scenario import HISTORY, NOW, TOOLS
+from codec.registry import FORMATS as REGISTRY
 
 # The subprocess imports the same `codec` as this test does (checkout or installed).
 ENV = {**os.environ, "PYTHONPATH": str(Path(codec.__file__).resolve().parent.parent)}
@@ -34,7 +35,7 @@ def run(
 
 
 def options(name: str) -> list[str]:
-    return [arg for key, value in CASES[name].options.items()
+    return [arg for key, value in REGISTRY[name].demo.options.items()
             for arg in ("--option", f"{key}={json.dumps(value)}")]
 
 
@@ -60,7 +61,7 @@ def tools_file(tmp_path: Path) -> Path:
 def test_render_prints_exactly_what_render_returns(name: str, conversation: Path) -> None:
     result = run("render", "--format", name, "--now", NOW.isoformat(), *options(name),
                  str(conversation))
-    expected = codec.load(name).render(HISTORY, tools=TOOLS, now=NOW, **CASES[name].options)
+    expected = codec.load(name).render(HISTORY, tools=TOOLS, now=NOW, **REGISTRY[name].demo.options)
     assert result.returncode == 0, result.stderr.decode()
     assert result.stdout == expected.encode("utf-8")
 
@@ -76,11 +77,11 @@ def test_render_reads_a_message_list_from_stdin(tools_file: Path) -> None:
 @pytest.mark.parametrize("name", FORMATS)
 def test_parse_prints_the_openai_message(name: str, tools_file: Path, tmp_path: Path) -> None:
     completion = tmp_path / "completion.txt"
-    completion.write_bytes(CASES[name].completion.encode("utf-8"))
+    completion.write_bytes(REGISTRY[name].demo.completion.encode("utf-8"))
     result = run("parse", "-f", name, "--tools", str(tools_file), "--sequential-ids",
                  *options(name), str(completion))
-    expected = codec.load(name).parse(CASES[name].completion, tools=TOOLS,
-                                      id_factory=sequential, **CASES[name].options)
+    expected = codec.load(name).parse(REGISTRY[name].demo.completion, tools=TOOLS,
+                                      id_factory=sequential, **REGISTRY[name].demo.options)
     assert result.returncode == 0, result.stderr.decode()
     assert json.loads(result.stdout) == expected.to_openai()
 
@@ -96,9 +97,9 @@ def test_parse_reports_repairs_on_stderr() -> None:
 @pytest.mark.parametrize("name", FORMATS)
 def test_stream_events_fold_to_the_parsed_message(name: str, tools_file: Path) -> None:
     result = run("stream", "-f", name, "--tools", str(tools_file), "--sequential-ids",
-                 *options(name), stdin=CASES[name].completion.encode("utf-8"))
-    expected = codec.load(name).parse(CASES[name].completion, tools=TOOLS,
-                                      id_factory=sequential, **CASES[name].options)
+                 *options(name), stdin=REGISTRY[name].demo.completion.encode("utf-8"))
+    expected = codec.load(name).parse(REGISTRY[name].demo.completion, tools=TOOLS,
+                                      id_factory=sequential, **REGISTRY[name].demo.options)
     assert result.returncode == 0, result.stderr.decode()
     records = [json.loads(line) for line in result.stdout.decode("utf-8").splitlines()]
     assert fold(records) == expected.to_openai()
@@ -216,7 +217,7 @@ def test_option_without_equals_is_a_usage_error() -> None:
     ("j={\"a\": [1]}", {"a": [1]}), ("eq=a=b", "a=b"),
 ])
 def test_option_values_are_json_when_they_parse(text: str, value: Any) -> None:
-    from codec.cli import build_parser
+    from codec.cli.main import build_parser
 
     args = build_parser().parse_args(["parse", "-f", "glm", "--option", text])
     assert args.option == [(text.partition("=")[0], value)]

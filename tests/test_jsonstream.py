@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.jsonemit import ArgumentsEmitter
-from codec.jsonstream import JsonArgumentsStream
+from codec.arguments.emitter import ArgumentsEmitter
+from codec.arguments.json_stream import JsonArgumentsStream
 
 Schemas = Callable[[str], Mapping[str, Any] | None]
 

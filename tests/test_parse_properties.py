@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import codec
-from codec.grammar import compiled
+from codec.engine.grammar import compiled
 from parse_support import TOOLS, delta_signature, fold, ids, stream_chunks
 
 FORMATS = ["glm", "glm-effort", "solar-open", "gemma4"]

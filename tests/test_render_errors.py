@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from test_render_parity import reference_render
 
 import codec
-from codec.grammar import special_tokens
+from codec.engine.grammar import special_tokens
 from codec.models import AnyMessage
 from codec.registry import FORMATS
 from codec.strategies import RenderCase, special_token_texts

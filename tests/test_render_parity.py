@@ -28,7 +28,7 @@ from transformers.utils import chat_template_utils
 
 import codec
 from codec._resources import read_text
-from codec._template_input import plain
+from codec.render.template_input import plain
 from codec.registry import FORMATS
 from codec.strategies import RenderCase, dates, option_names, render_cases
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import codec
-from codec import roundtrip
+from codec.cli import roundtrip
 
 TEMPLATES = Path(__file__).parent.parent / "templates"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.grammar import compiled
-from codec.scanner import MarkerScanner
+from codec.engine.grammar import compiled
+from codec.engine.scanner import MarkerScanner
 
 MARKERS = compiled("glm.lark").markers
 

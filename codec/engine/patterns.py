@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from codec.grammar import CompiledGrammar, Pattern
+from codec.engine.grammar import CompiledGrammar, Pattern
 
 WAIT: Final = "wait"
 """``next_token`` needs more text before it can decide."""

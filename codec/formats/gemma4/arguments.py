@@ -12,10 +12,12 @@ checked the order of the tokens; this class only tracks where in the nesting it 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
-from codec.arguments import type_text
-from codec.jsonemit import ArgumentsEmitter
+from codec.arguments.reader import ArgumentContext
+
+from codec.arguments.emitter import ArgumentsEmitter
+from codec.arguments.schema import type_text
 
 _OPEN_OBJECT = frozenset({"LBRACE", "BAD_PAREN_OPEN"})
 _CLOSE = frozenset({"RBRACE", "BAD_PAREN_CLOSE", "RBRACKET"})
@@ -147,3 +149,35 @@ class GemmaValues:
             self._skipping = None
             text, self._skipped = "".join(self._skipped), []
             self._keep(text)
+
+
+class GemmaArguments:
+    """The ``ArgumentReader`` for Gemma calls: ``GemmaValues`` behind the shared interface."""
+
+    terminals: ClassVar[frozenset[str]] = GemmaValues.TERMINALS
+
+    def __init__(self, context: ArgumentContext) -> None:
+        self._context = context
+        self._values = GemmaValues(context.emitter, context.schema_of, context.report,
+                                   context.delta, context.content)
+
+    def name(self, written: str, terminal: str, inserted: bool) -> str:
+        return written
+
+    def token(self, terminal: str, text: str, inserted: bool) -> None:
+        self._values.token(terminal, text)
+
+    def string_sink(self, terminal: str) -> Callable[[str], None] | None:
+        if terminal != "STRING_TEXT" or not self._values.streaming:
+            return None
+        emitter, delta = self._context.emitter, self._context.delta
+        return lambda text: delta(emitter.string_chunk(text))
+
+    def finish(self, truncated: bool) -> None:
+        emitter = self._context.emitter
+        if truncated:
+            if self._values.dangling_key is not None:  # a key whose value never came: its text stays
+                self._context.content(self._values.dangling_key)
+            if emitter.in_string and emitter.depth == 1:
+                self._context.delta(emitter.end_string())
+        self._context.delta(emitter.finish())

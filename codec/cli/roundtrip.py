@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from codec.codec import Codec
+from codec.api import Codec
 from codec.errors import CodecError, ParseError, RenderError
 
 _CONTEXT = 30

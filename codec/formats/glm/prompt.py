@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from functools import cache
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from lark import Token, Tree
 
-from codec.arguments import is_plain_string, property_schema, tool_schema, type_text
-from codec.canonical_glm_effort import control_as_parts
+from codec.arguments.schema import is_plain_string, property_schema, tool_schema, type_text
+from codec.formats.glm.effort import control_as_parts
 from codec.models import (
     AnyMessage,
     AssistantMessage,
@@ -33,8 +32,12 @@ from codec.models import (
     ToolMessage,
     UserMessage,
 )
-from codec.prompt import MediaRules, content_of, sequential_ids, text_of, wrap_tool
-from codec.registry import FormatSpec
+from codec.engine.whole_prompt import prompt_tree
+from codec.formats import RenderFn
+from codec.formats._prompt import MediaRules, content_of, sequential_ids, text_of, wrap_tool
+
+if TYPE_CHECKING:
+    from codec.registry import FormatSpec
 
 HIDDEN_TOOL: dict[str, Any] = {"defer_loading": True}
 
@@ -91,31 +94,32 @@ def _parts(children: list[Any]) -> list[str | MediaPart]:
             for c in children if isinstance(c, MediaPart) or (isinstance(c, Token) and c.type == "CONTENT")]
 
 
-def read(tree: Tree[Any], spec: FormatSpec) -> Conversation:
-    """The conversation of a GLM prompt tree."""
+def read(tree: Tree[Any], spec: FormatSpec, render: RenderFn) -> Conversation:
+    """The conversation of a GLM prompt tree (``render``: the format's own renderer, which
+    tells which effort headers the template writes)."""
     blocks: list[_Block] = [b for b in _Tree().transform(tree).children if isinstance(b, _Block)]
-    options, blocks = _header(blocks, spec)
+    options, blocks = _header(blocks, spec, render)
     tools, blocks = _tools(blocks)
     generation = blocks[-1] if blocks and blocks[-1].kind == "generation" else None
     if generation is not None:
         blocks = blocks[:-1]
-    elif spec.name == "glm-effort" and blocks and _empty_assistant(blocks[-1]):
+    elif spec.control_tags and blocks and _empty_assistant(blocks[-1]):
         # `<|assistant|><think></think>` at the end is glm-effort's prompt with thinking off.
         blocks, generation = blocks[:-1], _Block("generation", thinking=False)
         options = {**options, "enable_thinking": False} if options else {"reasoning_effort": "0"}
-    if spec.name == "glm-effort":
+    if spec.control_tags:
         options = _effort_mode(options, generation)
     messages = _messages(blocks, tools)
-    if spec.name == "glm-effort":
+    if spec.control_tags:
         messages = [m.model_copy(update={"content": control_as_parts(m.content)}) for m in messages]
     return Conversation(messages=tuple(messages), tools=tuple(tools), options=options,
                         add_generation_prompt=generation is not None)
 
 
-def _header(blocks: list[_Block], spec: FormatSpec) -> tuple[dict[str, Any], list[_Block]]:
+def _header(blocks: list[_Block], spec: FormatSpec, render: RenderFn) -> tuple[dict[str, Any], list[_Block]]:
     """The effort header: the first block, if it is one the template writes."""
     if blocks and blocks[0].kind == "system" and not blocks[0].example:
-        level = effort_headers(spec.name).get(str(content_of(blocks[0].parts)))
+        level = effort_headers(spec, render).get(str(content_of(blocks[0].parts)))
         if level is not None:
             return {"reasoning_effort": level}, blocks[1:]
     return {}, blocks
@@ -128,25 +132,29 @@ def _effort_mode(options: dict[str, Any], generation: _Block | None) -> dict[str
     return {"regular": True}
 
 
-@cache
-def effort_headers(name: str) -> dict[str, str]:
-    """Header text -> the ``reasoning_effort`` value that writes it, by rendering each level."""
-    from codec.codec import load  # a reader needs the format's own renderer: imported late
+_EFFORT_HEADERS: dict[tuple[str, str], dict[str, str]] = {}
 
-    codec = load(name)
-    headers: dict[str, str] = {}
-    for level in codec.spec.effort_levels:
-        prompt = codec.render([], reasoning_effort=level, add_generation_prompt=False)
-        blocks = prompt_blocks(codec.spec, prompt)
-        if blocks and blocks[0].kind == "system":
-            headers.setdefault(str(content_of(blocks[0].parts)), level)
+
+def effort_headers(spec: FormatSpec, render: RenderFn) -> dict[str, str]:
+    """Header text -> the ``reasoning_effort`` value that writes it, by rendering each level
+    (once per format and template)."""
+    key = (spec.name, render([], add_generation_prompt=False))
+    headers = _EFFORT_HEADERS.get(key)
+    if headers is None:
+        headers = {}
+        for level in spec.effort_levels:
+            prompt = render([], reasoning_effort=level, add_generation_prompt=False)
+            blocks = prompt_blocks(spec, prompt)
+            if blocks and blocks[0].kind == "system":
+                headers.setdefault(str(content_of(blocks[0].parts)), level)
+        if len(_EFFORT_HEADERS) >= 64:
+            _EFFORT_HEADERS.clear()
+        _EFFORT_HEADERS[key] = headers
     return headers
 
 
 def prompt_blocks(spec: FormatSpec, prompt: str) -> list[_Block]:
     """The blocks of a prompt, before any interpretation."""
-    from codec.prompt import prompt_tree
-
     return [b for b in _Tree().transform(prompt_tree(spec.grammar, prompt)).children
             if isinstance(b, _Block)]
 

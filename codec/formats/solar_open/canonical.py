@@ -12,10 +12,10 @@ wins).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
-from codec._template_input import plain
-from codec.canonical import Draft, Rule, map_arguments
+from codec.render.template_input import plain
+from codec._canonical import Draft, Rule, map_arguments
 from codec.models import (
     AnyMessage,
     AssistantMessage,
@@ -24,8 +24,10 @@ from codec.models import (
     UserMessage,
     content_to_openai,
 )
-from codec.prompt_solar_open import response_format_value
-from codec.registry import FormatSpec
+from codec.formats.solar_open.prompt import response_format_value
+
+if TYPE_CHECKING:
+    from codec.registry import FormatSpec
 
 _BLANK = "\n\n"
 

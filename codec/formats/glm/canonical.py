@@ -7,11 +7,13 @@ its effort personas and control tags (the ``_effort_*`` rules).
 from __future__ import annotations
 
 import json
-from typing import Any
+from functools import cache
+from typing import Any, TYPE_CHECKING
 
-from codec.arguments import property_schema, tool_schema
-from codec.canonical import Draft, Rule, map_arguments
-from codec.canonical_glm_effort import (
+from codec.arguments.schema import property_schema, tool_schema
+from codec._canonical import Draft, Rule, map_arguments
+from codec.engine.grammar import compiled
+from codec.formats.glm.effort import (
     effort_control_tags,
     effort_control_text_as_parts,
     effort_empty_last_turn,
@@ -27,9 +29,13 @@ from codec.models import (
     ToolMessage,
     UserMessage,
 )
-from codec.prompt import content_of, media
-from codec.prompt_glm import HIDDEN_TOOL, written_value
-from codec.registry import FormatSpec
+from codec.formats._prompt import content_of, media
+from codec.formats.glm.prompt import HIDDEN_TOOL, written_value
+
+if TYPE_CHECKING:
+    from codec.registry import FormatSpec
+
+GRAMMAR = "glm.lark"
 
 _MEDIA = {"image": "image", "image_url": "image", "video": "video", "video_url": "video",
           "audio": "audio", "audio_url": "audio", "input_audio": "audio"}
@@ -40,7 +46,7 @@ def rules(spec: FormatSpec) -> list[Rule]:
     common: list[Rule] = [_tools_as_listed, _think_in_content, _clear_thinking, _visible_content,
                           _assistant_content_stripped, _arguments_as_written, _tool_result_order,
                           _call_ids]
-    if spec.name == "glm-effort":
+    if spec.control_tags:
         return [effort_control_tags, *common, effort_options, effort_empty_last_turn,
                 effort_control_text_as_parts]
     return [*common, _effort_header]
@@ -71,13 +77,21 @@ def _think_in_content(draft: Draft) -> None:
 
     ``{%- set reasoning_content = content.split('</think>')[0].split('<think>')[-1] %}``
     """
+    think_open, think_close = _think_markers()
     for index, message in enumerate(draft.messages):
         if isinstance(message, AssistantMessage) and message.reasoning is None:
             text = _visible(message.content)
-            if isinstance(text, str) and "</think>" in text:
-                reasoning = text.split("</think>")[0].split("<think>")[-1]
+            if isinstance(text, str) and think_close in text:
+                reasoning = text.split(think_close)[0].split(think_open)[-1]
                 draft.messages[index] = message.model_copy(
-                    update={"reasoning": reasoning, "content": text.split("</think>")[-1]})
+                    update={"reasoning": reasoning, "content": text.split(think_close)[-1]})
+
+
+@cache
+def _think_markers() -> tuple[str, str]:
+    """``<think>`` and ``</think>``, from the grammar (``THINK_OPEN``, ``THINK_CLOSE``)."""
+    grammar = compiled(GRAMMAR)
+    return grammar.display("THINK_OPEN"), grammar.display("THINK_CLOSE")
 
 
 def _clear_thinking(draft: Draft) -> None:

@@ -13,9 +13,9 @@ a system message) fails ``parse_prompt``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
-from codec.canonical import Draft, Rule, map_arguments
+from codec._canonical import Draft, Rule, map_arguments
 from codec.models import (
     AnyMessage,
     AssistantMessage,
@@ -27,8 +27,8 @@ from codec.models import (
     ToolMessage,
     UserMessage,
 )
-from codec.prompt import content_of, media
-from codec.prompt_gemma4 import (
+from codec.formats._prompt import content_of, media
+from codec.formats.gemma4.prompt import (
     HIDDEN_REASONING,
     Bare,
     Channel,
@@ -38,7 +38,9 @@ from codec.prompt_gemma4 import (
     split_turn,
     type_from_text,
 )
-from codec.registry import FormatSpec
+
+if TYPE_CHECKING:
+    from codec.registry import FormatSpec
 
 _PLACEHOLDERS = {"image": "image", "image_url": "image", "audio": "audio",
                  "input_audio": "audio", "video": "video"}

@@ -20,7 +20,7 @@ from typing import Any, BinaryIO
 
 import codec
 from codec.errors import CodecError
-from codec.stream import Diagnostic, StreamParser
+from codec.engine.stream import Diagnostic, StreamParser
 
 READ_SIZE = 64
 """Bytes ``codec stream`` asks for at a time: output follows input as it arrives."""
@@ -227,7 +227,7 @@ def _configure_demo(parser: argparse.ArgumentParser) -> None:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from codec import demo  # the demo's data is only needed here
+    from codec.cli import demo  # the demo's data is only needed here
 
     demo.run(sys.stdout, args.formats or None)
     return 0
@@ -279,7 +279,7 @@ def _configure_roundtrip(parser: argparse.ArgumentParser) -> None:
 
 
 def _roundtrip(args: argparse.Namespace) -> int:
-    from codec import roundtrip
+    from codec.cli import roundtrip
 
     template = _read_text(args.template) if args.template else None
     c = codec.load(args.format, template=template)

@@ -4,8 +4,12 @@ The stream engine asks it two things: which terminals the parser accepts now (co
 Lark's ``accepts()`` before feeding, cached per state stack), and to shift a token. An LALR step
 depends only on the state stack and the terminal, so each distinct step runs through Lark's
 ``feed_token`` once per process and is replayed from a table after that — values are not kept
-(the builder, not a tree, is the output). With ``keep_tree`` every token goes through Lark and
-its own callbacks build the tree (whole prompts).
+(the builder, not a tree, is the output; whole prompts, which need Lark's tree, take their own
+path in ``whole_prompt.py``).
+
+Both tables are process-wide and bounded: a step is remembered only while the parser's stack is
+at most ``CACHED_DEPTH`` states deep (deeper stacks come from deeply nested values, whose keys
+would grow with the nesting), and a table that reaches ``_TABLE_LIMIT`` entries starts afresh.
 """
 
 from __future__ import annotations
@@ -18,61 +22,52 @@ from typing import Any
 from lark.exceptions import UnexpectedInput
 from lark.lexer import Token
 
-from codec.grammar import CompiledGrammar, compiled
+from codec.engine.grammar import CompiledGrammar, compiled
 
 Stack = tuple[int, ...]
 
 _ACCEPTS: dict[tuple[str, Stack], frozenset[str]] = {}
 _STEPS: dict[tuple[str, Stack, str], tuple[Stack, tuple[str, ...]]] = {}
-_TABLE_LIMIT = 100_000  # deep nesting makes new stacks; keep memory bounded
+_TABLE_LIMIT = 50_000
+CACHED_DEPTH = 64
+"""Deepest stack whose steps are remembered: memory stays below limit × depth integers."""
 
 
 class LalrCursor:
     """One parse: where the parser stands, and the steps it takes."""
 
     def __init__(
-        self, grammar: CompiledGrammar, start: str, *, keep_tree: bool,
-        on_bad_rule: Callable[[str], None],
+        self, grammar: CompiledGrammar, start: str, *, on_bad_rule: Callable[[str], None]
     ) -> None:
         self._grammar = grammar
         self._parser = grammar.parser.parse_interactive(start=start)
-        self._keep_tree = keep_tree
         self._on_bad_rule = on_bad_rule
         self._fired: list[str] = []  # bad_* rules reduced by the current Lark step
         state = self._parser.parser_state
         self._silent = copy(state.parse_conf)  # for trial steps: no callbacks at all
         self._silent.callbacks = {}
-        if not keep_tree:  # Lark's own callbacks build a tree; otherwise build nothing
-            conf = copy(state.parse_conf)
-            quiet, bad = _callback_plan(grammar.name, start)
-            conf.callbacks = {**quiet, **{rule: self._bad(name) for rule, name in bad}}
-            state.parse_conf = conf
+        conf = copy(state.parse_conf)  # no tree: each rule's callback discards its children
+        quiet, bad = _callback_plan(grammar.name, start)
+        conf.callbacks = {**quiet, **{rule: self._bad(name) for rule, name in bad}}
+        state.parse_conf = conf
         self.stack: Stack = tuple(state.state_stack)
 
     def accepts(self) -> frozenset[str]:
         """The terminals the parser accepts now."""
-        key = (self._grammar.name, self.stack)
-        accepted = _ACCEPTS.get(key)
-        if accepted is None:
-            if len(_ACCEPTS) > _TABLE_LIMIT:
-                _ACCEPTS.clear()
-            accepted = _ACCEPTS[key] = frozenset(self._parser.accepts())
-        return accepted
+        return cached_accepts(self._grammar.name, self._parser, self.stack)
 
     def shift(self, name: str, text: str) -> None:
         """Feed one token (the caller checked it is accepted)."""
-        if self._keep_tree:
-            self._parser.feed_token(Token(name, text))
-            self.stack = tuple(self._parser.parser_state.state_stack)
-            return
         key = (self._grammar.name, self.stack, name)
         step = _STEPS.get(key)
         if step is None:
             self._fired = []
             self._parser.feed_token(Token(name, text))
-            if len(_STEPS) > _TABLE_LIMIT:
-                _STEPS.clear()
-            step = _STEPS[key] = (tuple(self._parser.parser_state.state_stack), tuple(self._fired))
+            step = (tuple(self._parser.parser_state.state_stack), tuple(self._fired))
+            if len(self.stack) <= CACHED_DEPTH:
+                if len(_STEPS) >= _TABLE_LIMIT:
+                    _STEPS.clear()
+                _STEPS[key] = step
         else:
             self.restore(step[0])
         self.stack = step[0]
@@ -97,18 +92,33 @@ class LalrCursor:
         trial.feed_token(Token(name, ""))
         return frozenset(trial.accepts())
 
-    def finish(self) -> Any:
-        """Feed the end of input; the tree (with ``keep_tree``), else ``None``."""
+    def finish(self) -> None:
+        """Feed the end of input."""
         try:
-            return self._parser.feed_eof()
+            self._parser.feed_eof()
         except UnexpectedInput:  # a stop marker then more text: kept as content already
-            return None
+            return
 
     def _bad(self, rule: str) -> Callable[[list[Any]], None]:
         def reduced(children: list[Any]) -> None:
             self._fired.append(rule)
 
         return reduced
+
+
+def cached_accepts(grammar_name: str, parser: Any, stack: Stack | None = None) -> frozenset[str]:
+    """The terminals a Lark interactive ``parser`` accepts, remembered per state stack."""
+    if stack is None:
+        stack = tuple(parser.parser_state.state_stack)
+    if len(stack) > CACHED_DEPTH:
+        return frozenset(parser.accepts())
+    key = (grammar_name, stack)
+    accepted = _ACCEPTS.get(key)
+    if accepted is None:
+        if len(_ACCEPTS) >= _TABLE_LIMIT:
+            _ACCEPTS.clear()
+        accepted = _ACCEPTS[key] = frozenset(parser.accepts())
+    return accepted
 
 
 def _discard(children: list[Any]) -> None:

@@ -1,9 +1,8 @@
-"""``parse_prompt``: a whole rendered prompt back into the conversation it came from.
+"""What every family's prompt reader shares (``codec/formats/<family>/prompt.py``).
 
-The same grammar and engine as completions, started at the grammar's ``conversation`` rule and
-kept strict: a prompt is the template's own output, so any deviation is an error (a
-``ParseError`` with its position). Lark builds the tree; one reader per grammar (``prompt_*``
-modules, each a Lark ``Transformer``) turns it into a ``Conversation``.
+``parse_prompt`` gets the Lark tree of a whole prompt from ``codec.engine.whole_prompt``; each
+family's reader (a Lark ``Transformer`` with a small method per rule) turns it into a
+``Conversation`` with these helpers.
 """
 
 from __future__ import annotations
@@ -13,25 +12,7 @@ from typing import Any
 
 from lark import Token, Transformer, Tree
 
-from codec.grammar import PROMPT_START, compiled
 from codec.models import Content, ContentPart, MediaPart, TextPart
-from codec.registry import FormatSpec
-from codec.stream import StreamParser
-
-Reader = Callable[[Tree[Any], FormatSpec, "Callable[[str], str]"], Any]
-
-
-def prompt_tree(grammar_file: str, prompt: str) -> Tree[Any]:
-    """The Lark tree of a whole prompt (``ParseError`` where it leaves the grammar)."""
-    if PROMPT_START not in compiled(grammar_file).starts:
-        raise NotImplementedError(f"{grammar_file} has no {PROMPT_START} rule")
-    parser = StreamParser(grammar_file, prompt="", tools=(), strict=True,
-                          start=PROMPT_START, keep_tree=True)
-    parser.feed(prompt)
-    parser.close()
-    tree: Tree[Any] = parser.tree
-    return tree
-
 
 def text_of(children: Iterable[Any], *terminals: str) -> str:
     """The text of the children that are tokens of ``terminals``, joined (a run of free text

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from codec.canonical import Draft
+from codec._canonical import Draft
 from codec.models import AssistantMessage, Content, SystemMessage, TextPart, UserMessage
 
 _TAGS = ("[regular]", "[REGULAR]", "[vanilla]", "[standard]", "[default]")

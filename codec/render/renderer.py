@@ -5,7 +5,7 @@ The steps, each of which can refuse the input with a ``RenderError``::
     messages ──► models.to_messages (validate) ──► to_template() dicts ──► special-token checks
     tools ─────► mappings, plain JSON ─────────────────────────────────► special-token checks
     options ───► only the variables the template reads
-                 └──► Jinja (codec.environment) ──► prompt
+                 └──► Jinja (codec.render.environment) ──► prompt
 
 What the template is given matches apply_chat_template: messages with ``None`` keys dropped,
 arguments as mappings, reasoning under ``reasoning_content``, ``reasoning`` and ``thinking``; the
@@ -21,7 +21,7 @@ from typing import Any
 
 import jinja2
 
-from codec._template_input import (
+from codec.render.template_input import (
     TextRules,
     check_messages,
     check_tools,
@@ -29,7 +29,7 @@ from codec._template_input import (
     template_messages,
     template_tools,
 )
-from codec.environment import compile_template, strftime_now, template_variables
+from codec.render.environment import compile_template, strftime_now, template_variables
 from codec.errors import RenderError
 from codec.registry import FormatSpec
 

@@ -24,7 +24,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from lark import Token, Tree
 
@@ -40,8 +40,11 @@ from codec.models import (
     ToolMessage,
     UserMessage,
 )
-from codec.prompt import MediaRules, content_of, sequential_ids, text_of, wrap_tool
-from codec.registry import FormatSpec
+from codec.formats import RenderFn
+from codec.formats._prompt import MediaRules, content_of, sequential_ids, text_of, wrap_tool
+
+if TYPE_CHECKING:
+    from codec.registry import FormatSpec
 
 HIDDEN_REASONING = "(reasoning not shown)"
 """The reasoning of a history message that opens a model turn with thinking off, when the
@@ -167,7 +170,7 @@ def _value(child: Any) -> Any:
     return _SCALARS[child.type]
 
 
-def read(tree: Tree[Any], spec: FormatSpec) -> Conversation:
+def read(tree: Tree[Any], spec: FormatSpec, render: RenderFn) -> Conversation:
     """The conversation of a Gemma 4 prompt tree."""
     blocks = [b for b in _Tree().transform(tree).children if isinstance(b, _Block)]
     header = blocks.pop(0) if blocks and blocks[0].kind == "system" else None

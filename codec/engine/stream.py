@@ -18,19 +18,21 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from codec.builder import MessageBuilder
+from codec.arguments.reader import ArgumentReaderFactory
+from codec.engine.builder import MessageBuilder
 from codec.errors import CodecError, ParseError
 from codec.events import Event
-from codec.grammar import COMPLETION_START, CompiledGrammar, compiled
-from codec.lalr import LalrCursor, Stack
+from codec.engine.grammar import COMPLETION_START, CompiledGrammar, compiled
+from codec.engine.lalr import LalrCursor, Stack
 from codec.models import AssistantMessage
-from codec.patterns import IGNORED, WAIT, next_token
-from codec.scanner import MarkerScanner
+from codec.engine.patterns import IGNORED, WAIT, next_token
+from codec.engine.scanner import MarkerScanner
 
 PATTERN_BUFFER_LIMIT = 1024
 """Text held for pattern lexing before it must be decided (a header, never a payload)."""
 
-_PRIMED: dict[tuple[str, str, str], Stack] = {}
+_PRIMED_LIMIT = 256
+_PRIMED: dict[tuple[str, str], Stack] = {}  # (grammar, generation prompt) -> the primed stack
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,17 +51,14 @@ class StreamParser:
 
     def __init__(
         self, grammar_file: str, *, prompt: str, tools: Sequence[Mapping[str, Any]],
-        strict: bool, id_factory: Callable[[int], str] | None = None,
-        start: str = COMPLETION_START, keep_tree: bool = False,
+        arguments: ArgumentReaderFactory, strict: bool,
+        id_factory: Callable[[int], str] | None = None,
     ) -> None:
         self._grammar: CompiledGrammar = compiled(grammar_file)
         self._scanner = MarkerScanner(self._grammar.markers)
-        self._lalr = LalrCursor(self._grammar, start, keep_tree=keep_tree, on_bad_rule=self._bad_rule)
-        self._keep_tree = keep_tree
-        self._start = start
+        self._lalr = LalrCursor(self._grammar, COMPLETION_START, on_bad_rule=self._bad_rule)
         self._strict = strict
-        self._builder = MessageBuilder(tools, id_factory, self._repaired)
-        self.tree: Any = None  # the Lark tree, with keep_tree (whole prompts, parse_prompt)
+        self._builder = MessageBuilder(tools, id_factory, self._repaired, arguments)
         self.diagnostics: list[Diagnostic] = []
         self._run: str | None = None  # the free-text terminal whose run is in progress
         self._run_handler: Callable[[str], None] | None = None  # where the run's text goes
@@ -118,9 +117,9 @@ class StreamParser:
         """Feed the generation prompt (e.g. ``<|assistant|><think>``), so the completion is
         parsed from where the prompt left the model. It must fit the grammar. The parser state
         it leaves is cached per prompt: a server starts many parsers from the same prompt."""
-        key = (self._grammar.name, self._start, prompt)
+        key = (self._grammar.name, prompt)
         primed = _PRIMED.get(key)
-        if primed is not None and not self._keep_tree:
+        if primed is not None:
             self._lalr.restore(primed)
             return
         try:
@@ -135,8 +134,8 @@ class StreamParser:
         if self.diagnostics or self._builder.events:
             raise CodecError(f"the generation prompt {prompt!r} does not fit {self._grammar.name}")
         self._offset = self._line = self._line_start = 0
-        if self._run is None and not self._pending and self._before_call is None and not self._keep_tree:
-            if len(_PRIMED) > 256:
+        if self._run is None and not self._pending and self._before_call is None:
+            if len(_PRIMED) >= _PRIMED_LIMIT:
                 _PRIMED.clear()
             _PRIMED[key] = self._lalr.stack
 
@@ -157,8 +156,6 @@ class StreamParser:
         if self._run is not None:  # more of a run already fed to the parser
             if self._run_handler is not None:
                 self._run_handler(text)
-            else:  # a tree needs every piece (a transformer joins a run's pieces)
-                self._lalr.shift(self._run, text)
             self._advance(text)
             return
         if not self._pending:
@@ -281,7 +278,7 @@ class StreamParser:
             self._deviation("truncated", "", accepted, "the output ended early; kept what arrived")
             self._builder.close()
             return
-        self.tree = self._lalr.finish()
+        self._lalr.finish()
 
     def _feed(self, name: str, text: str, inserted: bool = False) -> None:
         if name == "CALL_OPEN":  # the name the builder knows a call by, too
@@ -289,9 +286,8 @@ class StreamParser:
         self._lalr.shift(name, text)
         self._run = name if name in self._grammar.free_text else None
         self._straying = False
-        if not self._keep_tree:  # a whole prompt is read from its tree, not as one reply
-            self._builder.token(name, text, inserted)
-            self._run_handler = self._builder.run_handler(name) if self._run else None
+        self._builder.token(name, text, inserted)
+        self._run_handler = self._builder.run_handler(name) if self._run else None
         self._advance(text)
 
     def _accepts(self) -> frozenset[str]:

@@ -29,7 +29,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any, NamedTuple, NoReturn
+from typing import Any, NamedTuple, NoReturn, TYPE_CHECKING
 
 from lark import Token, Transformer, Tree
 from lark.exceptions import VisitError
@@ -44,8 +44,8 @@ from codec.models import (
     ToolMessage,
     UserMessage,
 )
-from codec.prompt import text_of
-from codec.registry import FormatSpec
+from codec.formats import RenderFn
+from codec.formats._prompt import text_of
 
 # The system block's fixed texts, as templates/solar_open.jinja writes them.
 _PROVIDER = (
@@ -66,6 +66,9 @@ _SCHEMA_CLOSE = (
     "\n[End of schema]\nPlease ensure your answers adhere to this format and do not contain any"
     " unnecessary text."
 )
+
+if TYPE_CHECKING:
+    from codec.registry import FormatSpec
 _BLANK = "\n\n"  # between sections, and before each system message
 
 
@@ -172,7 +175,7 @@ class _Tree(Transformer[Token, Any]):
         return _Generation(low_effort=True)
 
 
-def read(tree: Tree[Any], spec: FormatSpec) -> Conversation:
+def read(tree: Tree[Any], spec: FormatSpec, render: RenderFn) -> Conversation:
     """The conversation of a Solar Open prompt tree."""
     try:
         items: list[Any] = list(_Tree().transform(_positioned(tree)).children)

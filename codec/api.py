@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-from codec import canonical as _canonical
+from codec import _canonical
 from codec import registry
 from codec._resources import read_text
-from codec.errors import CodecError, RenderError
+from codec.errors import RenderError
 from codec.models import AssistantMessage, Conversation, to_messages
-from codec.prefix import PrefixCheck
-from codec.prefix import check as check_prefix
-from codec.prompt import prompt_tree
+from codec._prefix import PrefixCheck
+from codec._prefix import check as check_prefix
+from codec.engine.whole_prompt import prompt_tree
 from codec.registry import FormatSpec
-from codec.render import Renderer
-from codec.stream import StreamParser
+from codec.render.renderer import Renderer
+from codec.engine.stream import StreamParser
 
 Tools = Sequence[Mapping[str, Any]] | None
 
@@ -118,6 +116,7 @@ class Codec:
             self.spec.grammar,
             prompt=prompt,
             tools=list(tools or ()),
+            arguments=self.spec.family.arguments,
             strict=strict,
             id_factory=id_factory,
         )
@@ -152,9 +151,8 @@ class Codec:
         Exactly ``canonical`` of what was rendered; ``render`` of the result gives ``prompt``
         back. ``ParseError`` (with its position) when the text is not this format's prompt.
         """
-        reader = _format_module("prompt", self.spec)
-        conversation: Conversation = reader.read(prompt_tree(self.spec.grammar, prompt), self.spec)
-        return conversation
+        tree = prompt_tree(self.spec.grammar, prompt)
+        return self.spec.family.read_prompt(tree, self.spec, self.render)
 
     def canonical(
         self,
@@ -166,8 +164,9 @@ class Codec:
         **options: Any,
     ) -> Conversation:
         """What this format keeps of a conversation: exactly what ``parse_prompt`` returns for
-        ``render(messages, tools=tools, ...)``. The rules are in ``canonical_*`` modules, one
-        function per rule; ``explain_losses`` lists the ones that apply."""
+        ``render(messages, tools=tools, ...)``. The rules are in the family's ``canonical``
+        module (``codec/formats/<family>/canonical.py``), one function per rule;
+        ``explain_losses`` lists the ones that apply."""
         return self._canonical(messages, tools, add_generation_prompt, now, options)[0]
 
     def explain_losses(
@@ -192,7 +191,7 @@ class Codec:
             options=dict(options), add_generation_prompt=add_generation_prompt,
             now=as_datetime(now) or datetime.now(),
         )
-        losses = _canonical.apply(_format_module("canonical", self.spec).rules(self.spec), draft)
+        losses = _canonical.apply(self.spec.family.rules(self.spec), draft)
         return draft.conversation(), losses
 
     def prefix_check(
@@ -240,16 +239,6 @@ class Codec:
                 f"the {self.name} template's generation prompt is not a suffix of the prompt"
             )
         return with_prompt[len(without) :]
-
-
-def _format_module(kind: str, spec: FormatSpec) -> ModuleType:
-    """``codec.prompt_<grammar>`` (the prompt reader) or ``codec.canonical_<grammar>`` (the
-    rules) of a format; by name, so adding a format adds modules and touches no table."""
-    stem = spec.grammar.removesuffix(".lark")
-    try:
-        return importlib.import_module(f"codec.{kind}_{stem}")
-    except ModuleNotFoundError:
-        raise CodecError(f"{kind} support is not available for {spec.name!r} yet") from None
 
 
 def as_datetime(now: datetime | date | str | None) -> datetime | None:

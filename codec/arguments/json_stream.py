@@ -19,8 +19,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from codec.arguments import is_plain_string
-from codec.jsonemit import ArgumentsEmitter
+from codec.arguments.schema import is_plain_string
+from codec.arguments.emitter import ArgumentsEmitter
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _STRING_RUN = re.compile(r'[^"\\]*')

@@ -1,0 +1,67 @@
+"""The one small interface between the stream parser's message builder and a format's argument
+syntax.
+
+The builder owns a call (its id, name and ``ArgumentsEmitter``); a reader owns the call's
+arguments. Each family's ``arguments.py`` defines one reader class: it names the grammar
+terminals it reads (``terminals``), and the builder hands it every token of those terminals in
+order. The reader writes the JSON arguments through ``ArgumentContext.emitter`` and sends each
+fragment out with ``delta``; text it cannot place as arguments goes to ``content`` (never lost).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+from codec.arguments.emitter import ArgumentsEmitter
+
+Report = Callable[[str, str], None]
+"""``report(code, detail)``: a repaired deviation (a diagnostic, or an error when strict)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ArgumentContext:
+    """What a reader may use: the call's emitter, the schema of a top-level argument by key
+    (``None``: unknown, untyped), the tool names offered, and where fragments, reports and
+    leftover text go."""
+
+    emitter: ArgumentsEmitter
+    schema_of: Callable[[str], Mapping[str, Any] | None]
+    tool_names: Sequence[str]
+    report: Report
+    delta: Callable[[str], None]
+    content: Callable[[str], None]
+
+
+class ArgumentReader(Protocol):
+    """Reads one call's arguments from the tokens of its family's argument syntax."""
+
+    terminals: ClassVar[frozenset[str]]
+
+    def name(self, written: str, terminal: str, inserted: bool) -> str:
+        """The call's name, when its first argument token ``terminal`` arrives: ``written`` as a
+        rule; a reader may take part of it back (GLM's key glued to the name)."""
+        ...
+
+    def token(self, terminal: str, text: str, inserted: bool) -> None:
+        """The next token of the arguments (``inserted``: a missing marker the repair supplied)."""
+        ...
+
+    def string_sink(self, terminal: str) -> Callable[[str], None] | None:
+        """Where further text of a run of ``terminal`` goes while a string value streams (the
+        hot path of streaming), or ``None`` when the run must go through ``token``."""
+        ...
+
+    def finish(self, truncated: bool) -> None:
+        """The call closed (``truncated``: the output ended inside it): emit the last fragments
+        and send unplaced text to content."""
+        ...
+
+
+class ArgumentReaderFactory(Protocol):
+    """A reader class: its terminals, and a constructor from the call's context."""
+
+    terminals: frozenset[str]
+
+    def __call__(self, context: ArgumentContext) -> ArgumentReader: ...

@@ -1,0 +1,228 @@
+"""Turns the tokens the parser accepted into events and, at the end, the assistant message.
+
+The engine (``stream.py``) decides *whether* a token fits the grammar; this module decides
+*what it means*, by terminal name. The names are the contract with ``grammars/*.lark``:
+``REASONING`` / ``CONTENT`` text, ``CALL_OPEN`` ... ``CALL_CLOSE`` around a call, its
+``CALL_ID`` and ``TOOL_NAME``. A call's arguments belong to the format's argument reader
+(``codec/formats/<family>/arguments.py``): every token of its terminals goes there.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from codec.arguments.emitter import ArgumentsEmitter
+from codec.arguments.reader import ArgumentContext, ArgumentReader, ArgumentReaderFactory, Report
+from codec.arguments.schema import property_schema, tool_schema
+from codec.events import (
+    ContentDelta,
+    Event,
+    ReasoningDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from codec.models import AssistantMessage, ToolCall
+
+NAME_LIMIT = 256
+"""Longest tool name or id kept in full; a longer one is not a name (cap header buffers)."""
+
+
+def random_call_id(index: int) -> str:
+    """The default id for formats whose calls carry none: ``call_`` and 24 random hex digits."""
+    return "call_" + secrets.token_hex(12)
+
+
+class _Call:
+    """A tool call being parsed."""
+
+    def __init__(self, index: int, opener: str) -> None:
+        self.index = index
+        self.raw = [opener]  # the call's text until it starts: kept as content if cut off there
+        self.id_parts: list[str] = []
+        self.name_parts: list[str] = []
+        self.started = False
+        self.id = ""
+        self.name = ""
+        self.parameters: Mapping[str, Any] | None = None
+        self.emitter = ArgumentsEmitter()
+        self.arguments: ArgumentReader | None = None
+
+
+class MessageBuilder:
+    """Events and the final message for one completion."""
+
+    def __init__(
+        self, tools: Sequence[Mapping[str, Any]], id_factory: Callable[[int], str] | None,
+        report: Report, arguments: ArgumentReaderFactory,
+    ) -> None:
+        self._tools = tools
+        self._tool_names = _tool_names(tools)
+        self._new_id = id_factory or random_call_id
+        self._report = report
+        self._arguments = arguments
+        self.events: list[Event] = []
+        self._reasoning: list[str] = []
+        self._content: list[str] = []
+        self._calls: list[ToolCall] = []
+        self._ids: set[str] = set()
+        self._call: _Call | None = None
+        self._handlers: dict[str, Callable[[str], None]] = {
+            "REASONING": self._on_reasoning, "CONTENT": self._on_content,
+            "CALL_OPEN": self._on_call_open, "CALL_CLOSE": self._on_call_close,
+            "CALL_ID": self._on_call_id, "BAD_CALL_ID": self._on_call_id,
+            "CALL_NAME": self._on_call_name,
+            "TOOL_NAME": self._on_name, "FUNC_NAME": self._on_name,
+        }
+
+    def token(self, terminal: str, text: str, inserted: bool = False) -> None:
+        """A token the parser accepted (``inserted``: a missing marker the repair supplied)."""
+        call = self._call
+        if call is not None and not call.started:
+            call.raw.append(text)
+        if call is not None and terminal in self._arguments.terminals:
+            self._reader(call, terminal, inserted).token(terminal, text, inserted)
+            return
+        handler = self._handlers.get(terminal)
+        if handler is not None:
+            handler(text)
+
+    def run_handler(self, terminal: str) -> Callable[[str], None]:
+        """What to call with each further chunk of a run of free text just begun — the hot path
+        of streaming, so the common cases skip ``token``'s dispatch."""
+        call = self._call
+        if call is not None and not call.started:
+            return lambda text: self.token(terminal, text)  # the call's raw text is still kept
+        if call is not None and call.arguments is not None:
+            sink = call.arguments.string_sink(terminal)
+            if sink is not None:
+                return sink
+        handler = self._handlers.get(terminal)
+        return handler if handler is not None else (lambda text: self.token(terminal, text))
+
+    @property
+    def call_pending(self) -> bool:
+        """A call is open and its name is not complete yet (nothing of it was emitted)."""
+        return self._call is not None and not self._call.started
+
+    def abandon_call(self) -> None:
+        """The open, unannounced call was not a call after all: its text becomes content."""
+        if self._call is not None:
+            raw, self._call = "".join(self._call.raw), None
+            self._on_content(raw)
+
+    def stray(self, text: str) -> None:
+        """Text the grammar has no place for: it stays visible, as content."""
+        self._on_content(text)
+
+    def close(self) -> None:
+        """The output ended: finish a call cut off midway with what arrived."""
+        call = self._call
+        if call is None:
+            return
+        if not call.started:
+            self.abandon_call()
+            return
+        self._end_call(call, truncated=True)
+
+    def message(self) -> AssistantMessage:
+        """The message so far (empty reasoning or content is ``None``)."""
+        return AssistantMessage(
+            content="".join(self._content) or None,
+            reasoning="".join(self._reasoning) or None,
+            tool_calls=tuple(self._calls),
+        )
+
+    def _on_reasoning(self, text: str) -> None:
+        if text:
+            self._reasoning.append(text)
+            self.events.append(ReasoningDelta(text))
+
+    def _on_content(self, text: str) -> None:
+        if text:
+            self._content.append(text)
+            self.events.append(ContentDelta(text))
+
+    def _on_call_open(self, text: str) -> None:
+        self._call = _Call(len(self._calls), text)
+
+    def _on_call_id(self, text: str) -> None:
+        if self._call is not None:
+            self._call.id_parts.append(text)
+
+    def _on_call_name(self, text: str) -> None:
+        """The id is complete (Solar): a format that carries ids must give one."""
+        if self._call is not None and not "".join(self._call.id_parts).strip():
+            self._report("missing_call_id", "a call without an id; a new one is made")
+
+    def _on_name(self, text: str) -> None:
+        if self._call is not None and not self._call.started:
+            self._call.name_parts.append(text)
+
+    def _reader(self, call: _Call, terminal: str, inserted: bool) -> ArgumentReader:
+        """The call's argument reader; its first token starts the call (the name is complete)."""
+        if call.arguments is None:
+            context = ArgumentContext(
+                emitter=call.emitter, schema_of=lambda key: property_schema(call.parameters, key),
+                tool_names=self._tool_names, report=self._report,
+                delta=lambda fragment: self._delta(call, fragment), content=self._on_content,
+            )
+            call.arguments = self._arguments(context)
+            if not call.started:
+                call.name_parts = [call.arguments.name("".join(call.name_parts), terminal, inserted)]
+            self._start(call)
+        return call.arguments
+
+    def _delta(self, call: _Call, fragment: str) -> None:
+        if fragment:
+            self.events.append(ToolCallDelta(call.index, fragment))
+
+    def _start(self, call: _Call) -> None:
+        """The name is complete: announce the call (once)."""
+        if call.started:
+            return
+        call.started = True
+        name = "".join(call.name_parts)
+        call.name = name.strip()
+        if call.name != name:
+            self._report("tool_name_whitespace", f"white space around tool name {call.name!r}")
+        call.parameters = tool_schema(self._tools, call.name) if self._tools else None
+        if self._tools and call.parameters is None:
+            self._report("unknown_tool", f"call to {call.name!r}, a tool that was not offered")
+        call.id = self._call_id(call)
+        self.events.append(ToolCallStart(call.index, call.id, call.name))
+
+    def _call_id(self, call: _Call) -> str:
+        written = "".join(call.id_parts).strip()
+        if written in self._ids:
+            self._report("repeated_call_id", f"call id {written!r} used twice; a new one is made")
+            written = ""
+        call_id = written or self._new_id(call.index)
+        self._ids.add(call_id)
+        return call_id
+
+    def _on_call_close(self, text: str) -> None:
+        if self._call is not None:
+            self._end_call(self._call, truncated=False)
+
+    def _end_call(self, call: _Call, truncated: bool) -> None:
+        self._start(call)
+        if call.arguments is not None:
+            call.arguments.finish(truncated)
+        else:
+            self._delta(call, call.emitter.finish())
+        tool_call = ToolCall(id=call.id, name=call.name, arguments=call.emitter.value)
+        self._calls.append(tool_call)
+        self.events.append(ToolCallEnd(call.index, tool_call))
+        self._call = None
+
+
+def _tool_names(tools: Sequence[Mapping[str, Any]]) -> list[str]:
+    names = []
+    for tool in tools:
+        function = tool.get("function", tool)
+        if isinstance(function, Mapping) and isinstance(function.get("name"), str):
+            names.append(function["name"])
+    return names

@@ -1,0 +1,109 @@
+"""GLM's argument syntax: key/value pairs between markers, a value raw when its schema says
+string and JSON otherwise (``glm.jinja``)::
+
+    <tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value><arg_key>days</arg_key><arg_value>3</arg_value></tool_call>
+
+A string value streams as it arrives; any other value is typed when it is complete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+from codec.arguments.reader import ArgumentContext
+from codec.arguments.schema import is_plain_string, type_text
+
+
+class KeyValueArguments:
+    """The arguments of one GLM call, fed its ``KEY_*`` / ``VALUE_*`` tokens in order."""
+
+    terminals: ClassVar[frozenset[str]] = frozenset(
+        {"KEY_OPEN", "ARG_KEY", "KEY_CLOSE", "VALUE_OPEN", "ARG_VALUE", "VALUE_CLOSE"}
+    )
+
+    def __init__(self, context: ArgumentContext) -> None:
+        self._context = context
+        self._emitter = context.emitter
+        self._key_parts: list[str] = []
+        self._key = ""
+        self._key_pending = False  # a key is complete and its value has not begun
+        self._value_parts: list[str] | None = None  # a buffered (non-string) value
+        self._value_schema: Mapping[str, Any] | None = None
+        self._skip_value = False
+        self._handlers: dict[str, Callable[[str], None]] = {
+            "ARG_KEY": self._key_parts.append, "KEY_CLOSE": self._key_close,
+            "VALUE_OPEN": self._value_open, "ARG_VALUE": self._value,
+            "VALUE_CLOSE": self._value_close,
+        }
+
+    def name(self, written: str, terminal: str, inserted: bool) -> str:
+        """``<tool_call>get_weathercity</arg_key>``: the ``<arg_key>`` opener was lost (the repair
+        inserted it); the tool list tells where the name ends and the key begins."""
+        if terminal != "KEY_OPEN" or not inserted:
+            return written
+        names = [name for name in self._context.tool_names
+                 if written.startswith(name) and len(written) > len(name)]
+        if not names:
+            return written
+        name = max(names, key=len)
+        self._key_parts.append(written[len(name):])
+        return name
+
+    def token(self, terminal: str, text: str, inserted: bool) -> None:
+        handler = self._handlers.get(terminal)
+        if handler is not None:
+            handler(text)
+
+    def string_sink(self, terminal: str) -> Callable[[str], None] | None:
+        if terminal != "ARG_VALUE" or self._value_parts is not None or not self._emitter.in_string:
+            return None
+        emitter, delta = self._emitter, self._context.delta
+        return lambda text: delta(emitter.string_chunk(text))
+
+    def finish(self, truncated: bool) -> None:
+        if truncated:
+            # A key whose value never came is not an argument (never invent one); its text stays.
+            self._context.content("".join(self._key_parts) or (self._key if self._key_pending else ""))
+            self._finish_value()
+        self._context.delta(self._emitter.finish())
+
+    def _key_close(self, text: str) -> None:
+        self._key = "".join(self._key_parts)
+        self._key_parts.clear()
+        self._key_pending = True
+
+    def _value_open(self, text: str) -> None:
+        self._key_pending = False
+        self._skip_value = self._emitter.has_key(self._key)
+        if self._skip_value:
+            self._context.report("duplicate_key", f"argument {self._key!r} given twice; the first is kept")
+            self._value_parts = []
+            return
+        self._value_schema = self._context.schema_of(self._key)
+        self._emitter.key(self._key)
+        if is_plain_string(self._value_schema):
+            self._value_parts = None
+            self._context.delta(self._emitter.begin_string())
+        else:
+            self._value_parts = []
+
+    def _value(self, text: str) -> None:
+        if self._value_parts is not None:
+            self._value_parts.append(text)
+        elif self._emitter.in_string:
+            self._context.delta(self._emitter.string_chunk(text))
+
+    def _value_close(self, text: str) -> None:
+        self._finish_value()
+
+    def _finish_value(self) -> None:
+        if self._skip_value:
+            self._skip_value = False
+            self._context.content("".join(self._value_parts or ()))
+        elif self._value_parts is not None:
+            text = "".join(self._value_parts)
+            self._context.delta(self._emitter.value_complete(type_text(text, self._value_schema)))
+        elif self._emitter.in_string and self._emitter.depth == 1:
+            self._context.delta(self._emitter.end_string())
+        self._value_parts = None

@@ -1,0 +1,59 @@
+"""Solar Open's argument syntax: one JSON object after ``<|tool_call:args|>``, streamed by the
+shared incremental JSON reader (``codec.arguments.json_stream``)::
+
+    <|tool_call:begin|>a1b2c3d4e5<|tool_call:name|>get_weather<|tool_call:args|>{"city": "Paris"}<|tool_call:end|>
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from codec.arguments.json_stream import JsonArgumentsStream
+from codec.arguments.reader import ArgumentContext
+
+
+class JsonArguments:
+    """The arguments of one Solar call: ``CALL_ARGS`` opens them, ``ARGS_JSON`` is their text."""
+
+    terminals: ClassVar[frozenset[str]] = frozenset({"CALL_ARGS", "ARGS_JSON"})
+
+    def __init__(self, context: ArgumentContext) -> None:
+        self._context = context
+        self._json: JsonArgumentsStream | None = None
+
+    def name(self, written: str, terminal: str, inserted: bool) -> str:
+        return written
+
+    def token(self, terminal: str, text: str, inserted: bool) -> None:
+        if terminal == "CALL_ARGS":
+            self._json = JsonArgumentsStream(self._context.emitter, self._context.schema_of)
+        elif self._json is not None:
+            self._feed(self._json, text)
+
+    def string_sink(self, terminal: str) -> Callable[[str], None] | None:
+        return None  # JSON text needs the tokenizer: escapes decode across chunks
+
+    def finish(self, truncated: bool) -> None:
+        if self._json is None:
+            self._context.delta(self._context.emitter.finish())
+            return
+        emitter = self._context.emitter
+        if truncated and emitter.in_string and emitter.depth == 1:
+            self._context.delta(emitter.end_string())  # a top-level string cut off: it ends here
+        fragment, complete = self._json.close()
+        if not complete:
+            self._context.report("incomplete_arguments", "the arguments JSON was cut short")
+            self._context.content(self._json.unconsumed)
+        self._context.delta(fragment)
+
+    def _feed(self, stream: JsonArgumentsStream, text: str) -> None:
+        fragment, rejected = stream.feed(text)
+        self._context.delta(fragment)
+        for dropped in stream.dropped:
+            self._context.report("duplicate_key", "an argument given twice; the first is kept")
+            self._context.content(dropped)
+        stream.dropped.clear()
+        if rejected:
+            self._context.report("invalid_arguments", "arguments text that is not JSON is kept as content")
+            self._context.content(rejected)
