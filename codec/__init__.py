@@ -13,6 +13,7 @@ streamed::
 
 from __future__ import annotations
 
+from codec._version import __version__
 from codec.errors import CodecError, ParseError, RenderError, UnknownFormatError
 from codec.events import (
     ContentDelta,
@@ -55,6 +56,7 @@ __all__ = [
     "ToolMessage",
     "UnknownFormatError",
     "UserMessage",
+    "__version__",
     "explain_losses",
     "formats",
     "load",
@@ -63,6 +65,6 @@ __all__ = [
 
 # Imported last: these modules build on the names above.
 from codec._canonical import Loss
-from codec.api import Codec, explain_losses, load
 from codec._prefix import PrefixCheck
+from codec.api import Codec, explain_losses, load
 from codec.engine.stream import Diagnostic, StreamParser

@@ -1,10 +1,10 @@
 """``canonical``: what a format keeps of a conversation — exactly what ``parse_prompt`` gives
 back after ``render`` — written as explicit rules, one small function per rule.
 
-Each format lists its rules in order (``canonical_glm``, ``canonical_solar``,
-``canonical_gemma``). A rule changes a ``Draft`` in place; its docstring says what the format
-loses and cites the template line that causes it, and ``explain_losses`` shows those docstrings
-for the rules that changed something, message by message.
+Each family lists its rules in order (``rules`` in ``codec/formats/<family>/canonical.py``).
+A rule changes a ``Draft`` in place; its docstring says what the format loses and cites the
+template line that causes it, and ``explain_losses`` shows those docstrings for the rules that
+changed something, message by message.
 """
 
 from __future__ import annotations

@@ -7,17 +7,16 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from codec import _canonical
-from codec import registry
-from codec._resources import read_text
-from codec.errors import RenderError
-from codec.models import AssistantMessage, Conversation, to_messages
+from codec import _canonical, registry
 from codec._prefix import PrefixCheck
 from codec._prefix import check as check_prefix
+from codec._resources import read_text
+from codec.engine.stream import StreamParser
 from codec.engine.whole_prompt import prompt_tree
+from codec.errors import RenderError
+from codec.models import AssistantMessage, Conversation, to_messages
 from codec.registry import FormatSpec
 from codec.render.renderer import Renderer
-from codec.engine.stream import StreamParser
 
 Tools = Sequence[Mapping[str, Any]] | None
 
@@ -45,6 +44,11 @@ class Codec:
     def options(self) -> frozenset[str]:
         """The template variables this format accepts as ``**options``."""
         return self._renderer.variables
+
+    @property
+    def stop_tokens(self) -> tuple[str, ...]:
+        """The strings generation stops at; pass them to the engine as stop sequences."""
+        return self.spec.stop_tokens
 
     def __repr__(self) -> str:
         return f"codec.load({self.spec.name!r})"

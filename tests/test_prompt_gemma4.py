@@ -12,7 +12,7 @@ import pytest
 
 import codec
 from codec.models import MediaPart, TextPart
-from codec.formats.gemma4.prompt import HIDDEN_REASONING
+from codec.formats.gemma4.turns import HIDDEN_REASONING
 
 GEMMA = codec.load("gemma4")
 WEATHER = {"type": "function", "function": {

@@ -9,6 +9,9 @@ Numbers, ``true``/``false``/``null`` are held until their delimiter, then emitte
 The states and what may follow each are one table (``_TABLE``); a character the table lacks is
 where the text stops being JSON: from there on everything is ``rejected`` (the caller keeps it as
 content), together with any text consumed since the last fragment went out, so nothing is lost.
+
+Longer than ~300 lines: one state machine — its table, its handlers and the decoding helpers
+they share; split up, the table and its handlers would live apart.
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from codec.arguments.schema import is_plain_string
 from codec.arguments.emitter import ArgumentsEmitter
+from codec.arguments.schema import is_plain_string
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _STRING_RUN = re.compile(r'[^"\\]*')

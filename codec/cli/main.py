@@ -1,4 +1,4 @@
-"""The ``codec`` command: render prompts, parse or stream completions, run the demo.
+"""The ``codec`` command: render prompts, parse or stream completions, list formats, run the demo.
 
 Each subcommand is one entry of ``COMMANDS``: a function that adds its arguments and a function
 that runs it, returning the exit status. Adding one (``roundtrip``) is an entry and two
@@ -16,18 +16,15 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
-from typing import Any, BinaryIO
+from typing import Any
 
 import codec
-from codec.errors import CodecError
+from codec.cli.inputs import UsageError, display_name, load_json, load_tools, open_binary, read_text
 from codec.engine.stream import Diagnostic, StreamParser
+from codec.errors import CodecError
 
 READ_SIZE = 64
 """Bytes ``codec stream`` asks for at a time: output follows input as it arrives."""
-
-
-class UsageError(Exception):
-    """A problem with the command's input (a file, its JSON, an option), not with the library."""
 
 
 @dataclass(frozen=True)
@@ -119,17 +116,17 @@ def _date(text: str) -> datetime:
 
 
 def _render(args: argparse.Namespace) -> int:
-    data = _load_json(args.input)
+    data = load_json(args.input)
     messages, tools = data, None
     if isinstance(data, dict):  # an OpenAI request body, or just {"messages", "tools"}
         messages, tools = data.get("messages"), data.get("tools")
     if not isinstance(messages, list):
         raise UsageError(
-            f"{_name(args.input)}: expected a list of messages or {{\"messages\": [...]}}"
+            f"{display_name(args.input)}: expected a list of messages or {{\"messages\": [...]}}"
         )
     prompt = codec.load(args.format).render(
         messages,
-        tools=_load_tools(args.tools) if args.tools else tools,
+        tools=load_tools(args.tools) if args.tools else tools,
         add_generation_prompt=not args.no_generation_prompt,
         now=args.now,
         allow_special_tokens=args.allow_special_tokens,
@@ -155,7 +152,7 @@ def _parse_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _parse(args: argparse.Namespace) -> int:
     parser = _stream_parser(args)
-    parser.feed(_read_text(args.input))
+    parser.feed(read_text(args.input))
     parser.close()
     _report(parser.diagnostics)
     sys.stdout.write(json.dumps(parser.message.to_openai(), ensure_ascii=False, indent=2) + "\n")
@@ -172,7 +169,7 @@ def _stream(args: argparse.Namespace) -> int:
     parser = _stream_parser(args)
     decoder = codecs.getincrementaldecoder("utf-8")()
     seen = 0  # diagnostics already reported
-    with _open_binary(args.input) as source:
+    with open_binary(args.input) as source:
         while data := os.read(source.fileno(), READ_SIZE):
             _emit(parser.feed(_decode(decoder, data, args.input)))
             seen = _report(parser.diagnostics, seen)
@@ -185,7 +182,7 @@ def _decode(decoder: codecs.IncrementalDecoder, data: bytes, path: str, final: b
     try:
         return decoder.decode(data, final=final)
     except UnicodeDecodeError:
-        raise UsageError(f"{_name(path)}: not UTF-8 text") from None
+        raise UsageError(f"{display_name(path)}: not UTF-8 text") from None
 
 
 def event_json(event: codec.Event) -> dict[str, Any]:
@@ -207,7 +204,7 @@ def _emit(events: list[codec.Event]) -> None:
 
 def _stream_parser(args: argparse.Namespace) -> StreamParser:
     return codec.load(args.format).stream(
-        tools=_load_tools(args.tools) if args.tools else None,
+        tools=load_tools(args.tools) if args.tools else None,
         strict=args.strict,
         id_factory=(lambda index: f"call_{index}") if args.sequential_ids else None,
         **dict(args.option),
@@ -233,40 +230,15 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _name(path: str) -> str:
-    return "<stdin>" if path == "-" else path
+def _configure_formats(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="one JSON array instead of a list")
 
 
-def _open_binary(path: str) -> BinaryIO:
-    return os.fdopen(os.dup(sys.stdin.fileno()), "rb") if path == "-" else open(path, "rb")
+def _formats(args: argparse.Namespace) -> int:
+    from codec.cli import listing
 
-
-def _read_text(path: str) -> str:
-    """The file's exact text (no newline translation), or stdin's."""
-    with _open_binary(path) as source:
-        data: bytes = source.read()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise UsageError(f"{_name(path)}: not UTF-8 text (byte {error.start})") from None
-
-
-def _load_json(path: str) -> Any:
-    try:
-        return json.loads(_read_text(path))
-    except json.JSONDecodeError as error:
-        raise UsageError(
-            f"{_name(path)}: invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
-        ) from None
-
-
-def _load_tools(path: str) -> list[Any]:
-    """A JSON list of tools, or an object holding one under ``"tools"``."""
-    data = _load_json(path)
-    tools = data.get("tools") if isinstance(data, dict) else data
-    if not isinstance(tools, list):
-        raise UsageError(f"{path}: expected a JSON list of tools or {{\"tools\": [...]}}")
-    return tools
+    listing.run(sys.stdout, args.json)
+    return 0
 
 
 def _configure_roundtrip(parser: argparse.ArgumentParser) -> None:
@@ -281,7 +253,7 @@ def _configure_roundtrip(parser: argparse.ArgumentParser) -> None:
 def _roundtrip(args: argparse.Namespace) -> int:
     from codec.cli import roundtrip
 
-    template = _read_text(args.template) if args.template else None
+    template = read_text(args.template) if args.template else None
     c = codec.load(args.format, template=template)
     report = roundtrip.run(c, examples=args.examples, seed=args.seed, canonical=template is None)
     sys.stdout.write(f"{report}\n")
@@ -296,6 +268,8 @@ COMMANDS: dict[str, Command] = {
                       _configure_stream, _stream),
     "demo": Command("render, stream-parse and continue a conversation in every format",
                     _configure_demo, _demo),
+    "formats": Command("list the formats: models, template options, stop tokens",
+                       _configure_formats, _formats),
     "roundtrip": Command("fuzz a template against its grammar: render, parse back, compare",
                          _configure_roundtrip, _roundtrip),
 }

@@ -30,7 +30,7 @@ _ACCEPTS: dict[tuple[str, Stack], frozenset[str]] = {}
 _STEPS: dict[tuple[str, Stack, str], tuple[Stack, tuple[str, ...]]] = {}
 _TABLE_LIMIT = 50_000
 CACHED_DEPTH = 64
-"""Deepest stack whose steps are remembered: memory stays below limit × depth integers."""
+"""Deepest stack whose steps are remembered: memory stays below limit x depth integers."""
 
 
 class LalrCursor:

@@ -10,6 +10,10 @@ Deviations are handled in one place, ``_deviation``: with ``strict=True`` the fi
 ``ParseError`` and the parser stays failed; otherwise it is recorded in ``diagnostics`` and
 repaired — a missing marker is inserted when that makes the input fit, and anything else is
 kept as text (content), never dropped.
+
+Longer than ~300 lines: one machine — the scanner's pieces, the contextual lexing of pending
+text, the marker and text decisions, and the one place deviations are reported — whose state
+(run, pending text, rollback point) every part reads; split, that state would be shared.
 """
 
 from __future__ import annotations
@@ -20,13 +24,13 @@ from typing import Any
 
 from codec.arguments.reader import ArgumentReaderFactory
 from codec.engine.builder import MessageBuilder
-from codec.errors import CodecError, ParseError
-from codec.events import Event
 from codec.engine.grammar import COMPLETION_START, CompiledGrammar, compiled
 from codec.engine.lalr import LalrCursor, Stack
-from codec.models import AssistantMessage
 from codec.engine.patterns import IGNORED, WAIT, next_token
 from codec.engine.scanner import MarkerScanner
+from codec.errors import CodecError, ParseError
+from codec.events import Event
+from codec.models import AssistantMessage
 
 PATTERN_BUFFER_LIMIT = 1024
 """Text held for pattern lexing before it must be decided (a header, never a payload)."""

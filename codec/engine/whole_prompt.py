@@ -9,7 +9,7 @@ and Lark's own callbacks build the tree that the family's prompt reader turns in
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 from lark import Token, Tree
 from lark.exceptions import UnexpectedInput
@@ -111,7 +111,7 @@ class _WholePrompt:
             self._line += text.count("\n")
             self._line_start = self._offset - (len(text) - newline - 1)
 
-    def _fail(self, code: str, found: str, accepted: frozenset[str], detail: str = "") -> Any:
+    def _fail(self, code: str, found: str, accepted: frozenset[str], detail: str = "") -> NoReturn:
         expected = tuple(sorted(self._grammar.display(name) for name in accepted))
         raise ParseError(
             code, offset=self._offset, line=self._line + 1, column=self._offset - self._line_start + 1,

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from lark import Token, Transformer, Tree
+from lark import Token, Transformer
 
 from codec.models import Content, ContentPart, MediaPart, TextPart
+
 
 def text_of(children: Iterable[Any], *terminals: str) -> str:
     """The text of the children that are tokens of ``terminals``, joined (a run of free text

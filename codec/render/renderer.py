@@ -21,6 +21,9 @@ from typing import Any
 
 import jinja2
 
+from codec.errors import RenderError
+from codec.registry import FormatSpec
+from codec.render.environment import compile_template, strftime_now, template_variables
 from codec.render.template_input import (
     TextRules,
     check_messages,
@@ -29,9 +32,6 @@ from codec.render.template_input import (
     template_messages,
     template_tools,
 )
-from codec.render.environment import compile_template, strftime_now, template_variables
-from codec.errors import RenderError
-from codec.registry import FormatSpec
 
 # generation_prompt renders this one-message conversation with and without the prompt; the date
 # is fixed so that Solar's strftime_now prints the same text in both.

@@ -18,8 +18,8 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from codec.errors import RenderError, describe
 from codec.engine.grammar import compiled
+from codec.errors import RenderError, describe
 from codec.models import AnyMessage, AssistantMessage, Content, TextPart, ToolMessage, to_messages
 
 # Grammar terminal names (see grammars/*.lark) with a meaning for rendering.

@@ -6,6 +6,8 @@ from codec.formats import Examples, Family
 from codec.formats.gemma4 import canonical, demo, prompt
 from codec.formats.gemma4.arguments import GemmaArguments
 
+__all__ = ["EXAMPLES", "FAMILY", "GRAMMAR", "demo"]
+
 GRAMMAR = "gemma4.lark"
 
 FAMILY = Family(name="gemma4", read_prompt=prompt.read, rules=canonical.rules, arguments=GemmaArguments)

@@ -14,9 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from codec.arguments.reader import ArgumentContext
-
 from codec.arguments.emitter import ArgumentsEmitter
+from codec.arguments.reader import ArgumentContext
 from codec.arguments.schema import type_text
 
 _OPEN_OBJECT = frozenset({"LBRACE", "BAD_PAREN_OPEN"})

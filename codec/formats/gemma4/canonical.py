@@ -1,6 +1,6 @@
 """What the Gemma 4 template keeps of a conversation, rule by rule.
 
-Template lines are quoted from ``templates/gemma4.jinja``. The reader (``prompt_gemma4``) gives
+Template lines are quoted from ``templates/gemma4.jinja``. The reader (``prompt``) gives
 back exactly the result; model turns are split again with the reader's own ``split_turn``, so
 the two cannot disagree on where one message ends.
 
@@ -8,14 +8,20 @@ Not a rule, because no rule can mend it: a prompt the reader cannot read at all 
 name holding ``:`` or white space at either end, a ``parameters`` or ``response`` without the
 ``type`` whose line closes its brace, a first message that is a dropped tool result followed by
 a system message) fails ``parse_prompt``.
+
+Longer than ~300 lines: one small function per template behaviour, in the order they apply —
+the list is the documentation of what Gemma keeps; tool declarations are in ``declarations``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from codec._canonical import Draft, Rule, map_arguments
+from codec.formats._prompt import content_of, media
+from codec.formats.gemma4.declarations import as_written, declared_function
+from codec.formats.gemma4.prompt import header_content
+from codec.formats.gemma4.turns import HIDDEN_REASONING, Bare, Channel, Item, Response, split_turn
 from codec.models import (
     AnyMessage,
     AssistantMessage,
@@ -27,24 +33,12 @@ from codec.models import (
     ToolMessage,
     UserMessage,
 )
-from codec.formats._prompt import content_of, media
-from codec.formats.gemma4.prompt import (
-    HIDDEN_REASONING,
-    Bare,
-    Channel,
-    Item,
-    Response,
-    header_content,
-    split_turn,
-    type_from_text,
-)
 
 if TYPE_CHECKING:
     from codec.registry import FormatSpec
 
 _PLACEHOLDERS = {"image": "image", "image_url": "image", "audio": "audio",
                  "input_audio": "audio", "video": "video"}
-_STANDARD_KEYS = ("description", "type", "properties", "required", "nullable")
 
 
 def rules(spec: FormatSpec) -> list[Rule]:
@@ -188,19 +182,6 @@ def _arguments_as_written(draft: Draft) -> None:
     ``{%- for key, value in function['arguments'] | dictsort -%}``
     """
     map_arguments(draft, lambda call: as_written(call.arguments))
-
-
-def as_written(value: Any) -> Any:
-    """A value as ``format_argument`` writes it: mappings with sorted keys, sequences as lists."""
-    if isinstance(value, Mapping):
-        return {key: as_written(value[key]) for key in sorted(value, key=_sort_key)}
-    if isinstance(value, (list, tuple)):
-        return [as_written(item) for item in value]
-    return value
-
-
-def _sort_key(key: Any) -> Any:
-    return key.lower() if isinstance(key, str) else key  # jinja's dictsort: case-insensitive
 
 
 def _results_named_as_printed(draft: Draft) -> None:
@@ -413,81 +394,7 @@ def _tools_as_declared(draft: Draft) -> None:
     ``{{- format_function_declaration(tool) | trim -}}`` /
     ``type:<|"|>{{ value['type'] | upper }}<|"|>}`` / ``{{ item_key }}:{{ format_argument(item_value) }}``
     """
-    draft.tools = [{"type": "function", "function": _declared_function(tool["function"])}
+    draft.tools = [{"type": "function", "function": declared_function(tool["function"])}
                    for tool in draft.tools]
 
 
-def _printed(value: Any) -> str:
-    return value if isinstance(value, str) else str(value)
-
-
-def _declared_function(function: Mapping[str, Any]) -> dict[str, Any]:
-    declared: dict[str, Any] = {"name": _printed(function["name"])}
-    description = _printed(function["description"]) if "description" in function else ""
-    if description:
-        declared["description"] = description
-    if function.get("parameters"):
-        declared["parameters"] = _declared_parameters(function["parameters"])
-    if "response" in function:
-        response = function["response"]
-        declared["response"] = {"description": _printed(response["description"])} if response.get("description") else {}
-        declared["response"]["type"] = "object"
-    return declared
-
-
-def _declared_parameters(parameters: Mapping[str, Any]) -> dict[str, Any]:
-    declared: dict[str, Any] = {}
-    if parameters.get("properties"):
-        declared["properties"] = _declared_properties(parameters["properties"])
-    if parameters.get("required"):
-        declared["required"] = [_printed(item) for item in parameters["required"]]
-    if parameters.get("type"):
-        declared["type"] = type_from_text(_printed(parameters["type"]).upper())
-    return declared
-
-
-def _declared_properties(properties: Mapping[str, Any], filtered: bool = False) -> dict[str, Any]:
-    return {key: _declared_property(properties[key]) for key in sorted(properties, key=_sort_key)
-            if not filtered or key not in _STANDARD_KEYS}
-
-
-def _declared_property(value: Any) -> dict[str, Any]:
-    """One property as ``format_parameters`` writes it (a value that is no mapping has no keys)."""
-    schema: Mapping[str, Any] = value if isinstance(value, Mapping) else {}
-    kind = _printed(schema["type"]).upper() if "type" in schema else ""
-    declared: dict[str, Any] = {}
-    if schema.get("description"):
-        declared["description"] = _printed(schema["description"])
-    if kind == "STRING" and schema.get("enum"):
-        declared["enum"] = as_written(schema["enum"])
-    elif kind == "ARRAY" and isinstance(schema.get("items"), Mapping) and schema["items"]:
-        declared["items"] = _declared_items(schema["items"])
-    if schema.get("nullable"):
-        declared["nullable"] = True
-    if kind == "OBJECT":
-        own = isinstance(schema.get("properties"), Mapping)
-        declared["properties"] = _declared_properties(schema["properties"] if own else schema, filtered=not own)
-        if schema.get("required"):
-            declared["required"] = [_printed(item) for item in schema["required"]]
-    if kind:
-        declared["type"] = type_from_text(kind)
-    return declared
-
-
-def _declared_items(items: Mapping[str, Any]) -> dict[str, Any]:
-    """``items``: every key whose value is not null, ``properties`` and ``type`` as a schema's."""
-    declared: dict[str, Any] = {}
-    for key in sorted(items, key=_sort_key):
-        value = items[key]
-        if value is None:
-            continue
-        if key == "properties":
-            declared[key] = _declared_properties(value) if isinstance(value, Mapping) else {}
-        elif key == "required":
-            declared[key] = [_printed(item) for item in value]
-        elif key == "type":
-            declared[key] = value.upper().lower() if isinstance(value, str) else \
-                [_printed(kind).upper().lower() for kind in value]
-        else:
-            declared[key] = as_written(value)
-    return declared

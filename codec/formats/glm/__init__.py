@@ -12,6 +12,8 @@ from codec.formats import Examples, Family
 from codec.formats.glm import canonical, demo, prompt
 from codec.formats.glm.arguments import KeyValueArguments
 
+__all__ = ["EXAMPLES", "FAMILY", "GRAMMAR", "demo"]
+
 GRAMMAR = "glm.lark"
 
 FAMILY = Family(name="glm", read_prompt=prompt.read, rules=canonical.rules, arguments=KeyValueArguments)

@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from codec.arguments.schema import property_schema, tool_schema
 from codec._canonical import Draft, Rule, map_arguments
+from codec.arguments.schema import property_schema, tool_schema
 from codec.engine.grammar import compiled
+from codec.formats._prompt import content_of, media
 from codec.formats.glm.effort import (
     effort_control_tags,
     effort_control_text_as_parts,
     effort_empty_last_turn,
     effort_options,
 )
+from codec.formats.glm.prompt import HIDDEN_TOOL, written_value
 from codec.models import (
     AnyMessage,
     AssistantMessage,
@@ -29,8 +31,6 @@ from codec.models import (
     ToolMessage,
     UserMessage,
 )
-from codec.formats._prompt import content_of, media
-from codec.formats.glm.prompt import HIDDEN_TOOL, written_value
 
 if TYPE_CHECKING:
     from codec.registry import FormatSpec

@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lark import Token, Tree
 
 from codec.arguments.schema import is_plain_string, property_schema, tool_schema, type_text
+from codec.engine.whole_prompt import prompt_tree
+from codec.formats import RenderFn
+from codec.formats._prompt import MediaRules, content_of, sequential_ids, text_of, wrap_tool
 from codec.formats.glm.effort import control_as_parts
 from codec.models import (
     AnyMessage,
@@ -32,9 +35,6 @@ from codec.models import (
     ToolMessage,
     UserMessage,
 )
-from codec.engine.whole_prompt import prompt_tree
-from codec.formats import RenderFn
-from codec.formats._prompt import MediaRules, content_of, sequential_ids, text_of, wrap_tool
 
 if TYPE_CHECKING:
     from codec.registry import FormatSpec

@@ -6,6 +6,8 @@ from codec.formats import Examples, Family
 from codec.formats.solar_open import canonical, demo, prompt
 from codec.formats.solar_open.arguments import JsonArguments
 
+__all__ = ["EXAMPLES", "FAMILY", "GRAMMAR", "demo"]
+
 GRAMMAR = "solar_open.lark"
 
 FAMILY = Family(name="solar_open", read_prompt=prompt.read, rules=canonical.rules, arguments=JsonArguments)

@@ -1,7 +1,7 @@
 """What the Solar Open template keeps of a conversation, rule by rule.
 
 Template lines are quoted from ``templates/solar_open.jinja``. The reader
-(``prompt_solar_open``) gives back exactly the result.
+(``prompt``) gives back exactly the result.
 
 Not a rule, because no conversation could state it: the system block's sections are found by
 the headings the template writes, so a system message or ``response_format`` that itself holds
@@ -12,10 +12,10 @@ wins).
 from __future__ import annotations
 
 import json
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from codec.render.template_input import plain
 from codec._canonical import Draft, Rule, map_arguments
+from codec.formats.solar_open.prompt import response_format_value
 from codec.models import (
     AnyMessage,
     AssistantMessage,
@@ -24,7 +24,7 @@ from codec.models import (
     UserMessage,
     content_to_openai,
 )
-from codec.formats.solar_open.prompt import response_format_value
+from codec.render.template_input import plain
 
 if TYPE_CHECKING:
     from codec.registry import FormatSpec

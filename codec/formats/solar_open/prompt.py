@@ -19,7 +19,10 @@ headings the template writes; the options they show come back: ``now`` (the date
 ``default_system_prompt=False`` (no provider section), ``response_format``. The system messages
 come back first, one per ``\\n\\n``-separated piece of the "## System Prompt" section — except
 that two tool blocks in a row show that system messages stood between those results: the last
-pieces go back there. ``canonical_solar_open`` states the same rules from the other side.
+pieces go back there. ``canonical`` states the same rules from the other side.
+
+Longer than ~300 lines: the system block alone has four sections with fixed headings, each read
+back here beside the rule that reads it; the literal wire format above is their shared key.
 """
 
 from __future__ import annotations
@@ -29,12 +32,14 @@ import json
 import re
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any, NamedTuple, NoReturn, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from lark import Token, Transformer, Tree
 from lark.exceptions import VisitError
 
 from codec.errors import ParseError, describe
+from codec.formats import RenderFn
+from codec.formats._prompt import text_of
 from codec.models import (
     AnyMessage,
     AssistantMessage,
@@ -44,8 +49,6 @@ from codec.models import (
     ToolMessage,
     UserMessage,
 )
-from codec.formats import RenderFn
-from codec.formats._prompt import text_of
 
 # The system block's fixed texts, as templates/solar_open.jinja writes them.
 _PROVIDER = (
@@ -268,7 +271,7 @@ def _messages(items: list[Any], system_texts: list[str]) -> list[AnyMessage]:
     between them (consecutive results share a block): the last system texts go back there."""
     splits = [b for a, b in pairwise(items) if isinstance(a, _Results) and isinstance(b, _Results)]
     if len(splits) > len(system_texts):
-        _fail("tool_blocks", splits[0].at, "<|begin|>tool", "one block for consecutive results")
+        _fail("tool_blocks", splits[0].at, "a second tool block in a row", "one block for consecutive results")
     kept = len(system_texts) - len(splits)
     spare = iter(system_texts[kept:])
     messages: list[AnyMessage] = [SystemMessage(content=text) for text in system_texts[:kept]]
