@@ -67,4 +67,5 @@ __all__ = [
 from codec._canonical import Loss
 from codec._prefix import PrefixCheck
 from codec.api import Codec, explain_losses, load
-from codec.engine.stream import Diagnostic, StreamParser
+from codec.engine.stream import StreamParser
+from codec.models import Diagnostic

@@ -48,10 +48,13 @@ class ToolCallDelta:
 
 @dataclass(frozen=True, slots=True)
 class ToolCallEnd:
-    """The call is complete; ``call`` holds the typed arguments."""
+    """The call ended; ``call`` holds the typed arguments. ``complete`` is false when the output
+    was cut off inside the call: ``call`` is then what arrived, and it is not a call to run (the
+    final message keeps it as ``truncated_call``, not in ``tool_calls``)."""
 
     index: int
     call: ToolCall
+    complete: bool = True
 
 
 Event = ReasoningDelta | ContentDelta | ToolCallStart | ToolCallDelta | ToolCallEnd

@@ -13,12 +13,16 @@ Each model accepts the OpenAI chat-completions dict for it and gives it back wit
 
 ``arguments`` may be a JSON string (as OpenAI sends it) or an object; it is held as a dict.
 Reasoning may come as ``reasoning_content`` or ``reasoning``; it is held as ``reasoning``.
+
+Longer than ~300 lines: every model of the wire format, each beside its literal wire form, and
+the role-discriminated union that validates them; apart, each would import all the others.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
@@ -150,13 +154,47 @@ class UserMessage(_Frozen):
         return self.to_openai()
 
 
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """A deviation lenient parsing repaired: ``code``, where (``offset`` into the completion)
+    and what was done."""
+
+    code: str
+    offset: int
+    message: str
+
+
+FinishReason = Literal["stop", "tool_calls", "length"]
+
+
 class AssistantMessage(_Frozen):
-    """What the model wrote: visible ``content``, hidden ``reasoning`` and ``tool_calls``."""
+    """What the model wrote: visible ``content``, hidden ``reasoning`` and ``tool_calls``.
+
+    A parsed reply also says how the output ended — outside equality and ``to_openai()``, since
+    they describe the parse, not the message: ``finish_reason`` (``"length"`` when the output
+    was cut off inside a structure, else ``"tool_calls"`` when there are calls, else ``"stop"``),
+    ``truncated_call`` (a call the output cut off: what arrived of it, never in ``tool_calls``,
+    so it cannot be executed by mistake) and ``diagnostics`` (the repairs lenient parsing made).
+    """
 
     role: Literal["assistant"] = "assistant"
     content: Content | None = None
     reasoning: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
+    finish_reason: FinishReason | None = Field(default=None, exclude=True, repr=False)
+    truncated_call: ToolCall | None = Field(default=None, exclude=True, repr=False)
+    diagnostics: tuple[Diagnostic, ...] = Field(default=(), exclude=True, repr=False)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AssistantMessage):
+            return NotImplemented
+        return self._message_fields() == other._message_fields()
+
+    def __hash__(self) -> int:
+        return hash((self.content, self.reasoning, self.tool_calls))
+
+    def _message_fields(self) -> tuple[Any, ...]:
+        return (self.content, self.reasoning, self.tool_calls)
 
     @model_validator(mode="before")
     @classmethod

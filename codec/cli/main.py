@@ -20,8 +20,9 @@ from typing import Any
 
 import codec
 from codec.cli.inputs import UsageError, display_name, load_json, load_tools, open_binary, read_text
-from codec.engine.stream import Diagnostic, StreamParser
+from codec.engine.stream import StreamParser
 from codec.errors import CodecError
+from codec.models import Diagnostic
 
 READ_SIZE = 64
 """Bytes ``codec stream`` asks for at a time: output follows input as it arrives."""
@@ -139,6 +140,11 @@ def _render(args: argparse.Namespace) -> int:
 def _configure_parse(parser: argparse.ArgumentParser) -> None:
     _format_arguments(parser)
     _parse_arguments(parser)
+    parser.add_argument(
+        "--diagnostics", choices=("text", "json"), default="text",
+        help="text (default): repairs on stderr, the message on stdout; json: one object on stdout "
+             "with the message, finish_reason, truncated_call and diagnostics",
+    )
     _input_argument(parser, "the completion text")
 
 
@@ -154,9 +160,28 @@ def _parse(args: argparse.Namespace) -> int:
     parser = _stream_parser(args)
     parser.feed(read_text(args.input))
     parser.close()
-    _report(parser.diagnostics)
-    sys.stdout.write(json.dumps(parser.message.to_openai(), ensure_ascii=False, indent=2) + "\n")
+    reply = parser.message
+    if args.diagnostics == "json":
+        result = result_json(reply)
+    else:
+        _report(parser.diagnostics)
+        result = reply.to_openai()
+    sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
     return 0
+
+
+def result_json(reply: codec.AssistantMessage) -> dict[str, Any]:
+    """A parsed reply with how it ended: the message, ``finish_reason``, the cut-off call (if
+    any, not to be run) and the repairs, each with its code, offset and message."""
+    truncated = reply.truncated_call
+    return {
+        "message": reply.to_openai(),
+        "finish_reason": reply.finish_reason,
+        "truncated_call": None if truncated is None else truncated.to_openai(),
+        "diagnostics": [
+            {"code": d.code, "offset": d.offset, "message": d.message} for d in reply.diagnostics
+        ],
+    }
 
 
 def _configure_stream(parser: argparse.ArgumentParser) -> None:

@@ -24,7 +24,7 @@ from codec.events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from codec.models import AssistantMessage, ToolCall
+from codec.models import AssistantMessage, Diagnostic, FinishReason, ToolCall
 
 NAME_LIMIT = 256
 """Longest tool name or id kept in full; a longer one is not a name (cap header buffers)."""
@@ -67,6 +67,8 @@ class MessageBuilder:
         self._reasoning: list[str] = []
         self._content: list[str] = []
         self._calls: list[ToolCall] = []
+        self._truncated: ToolCall | None = None
+        self.cut_off = False  # the output ended inside a structure (a call, the reasoning, ...)
         self._ids: set[str] = set()
         self._call: _Call | None = None
         self._handlers: dict[str, Callable[[str], None]] = {
@@ -113,12 +115,20 @@ class MessageBuilder:
             raw, self._call = "".join(self._call.raw), None
             self._on_content(raw)
 
+    def keep_raw(self, text: str) -> None:
+        """Text the grammar skips (white space between tokens): a call not yet announced keeps
+        it, so that if the call is taken back its text comes back whole."""
+        if self._call is not None and not self._call.started:
+            self._call.raw.append(text)
+
     def stray(self, text: str) -> None:
         """Text the grammar has no place for: it stays visible, as content."""
         self._on_content(text)
 
     def close(self) -> None:
-        """The output ended: finish a call cut off midway with what arrived."""
+        """The output ended inside a structure: a call cut off midway keeps what arrived, as
+        the truncated call (never as a call to run)."""
+        self.cut_off = True
         call = self._call
         if call is None:
             return
@@ -127,12 +137,19 @@ class MessageBuilder:
             return
         self._end_call(call, truncated=True)
 
-    def message(self) -> AssistantMessage:
-        """The message so far (empty reasoning or content is ``None``)."""
+    def message(self, diagnostics: tuple[Diagnostic, ...] = (), ended: bool = False) -> AssistantMessage:
+        """The message so far (empty reasoning or content is ``None``); ``ended``: the output is
+        complete, so say how it finished."""
+        finish: FinishReason | None = None
+        if ended:
+            finish = "length" if self.cut_off else "tool_calls" if self._calls else "stop"
         return AssistantMessage(
             content="".join(self._content) or None,
             reasoning="".join(self._reasoning) or None,
             tool_calls=tuple(self._calls),
+            finish_reason=finish,
+            truncated_call=self._truncated,
+            diagnostics=diagnostics,
         )
 
     def _on_reasoning(self, text: str) -> None:
@@ -214,8 +231,11 @@ class MessageBuilder:
         else:
             self._delta(call, call.emitter.finish())
         tool_call = ToolCall(id=call.id, name=call.name, arguments=call.emitter.value)
-        self._calls.append(tool_call)
-        self.events.append(ToolCallEnd(call.index, tool_call))
+        if truncated:
+            self._truncated = tool_call
+        else:
+            self._calls.append(tool_call)
+        self.events.append(ToolCallEnd(call.index, tool_call, complete=not truncated))
         self._call = None
 
 

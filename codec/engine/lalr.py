@@ -85,6 +85,14 @@ class LalrCursor:
             values.extend([None] * (size - len(values)))
         self.stack = stack
 
+    def accepts_at(self, stack: Stack) -> frozenset[str]:
+        """The terminals the parser would accept in the state ``stack`` (it stays where it is)."""
+        here = self.stack
+        self.restore(stack)
+        accepted = self.accepts()
+        self.restore(here)
+        return accepted
+
     def accepts_after(self, name: str) -> frozenset[str]:
         """What the parser would accept after ``name`` (a trial on a copy, callbacks off)."""
         trial = self._parser.copy(deepcopy_values=False)

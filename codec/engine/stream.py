@@ -19,7 +19,6 @@ text, the marker and text decisions, and the one place deviations are reported â
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from codec.arguments.reader import ArgumentReaderFactory
@@ -30,23 +29,13 @@ from codec.engine.patterns import IGNORED, WAIT, next_token
 from codec.engine.scanner import MarkerScanner
 from codec.errors import CodecError, ParseError
 from codec.events import Event
-from codec.models import AssistantMessage
+from codec.models import AssistantMessage, Diagnostic
 
 PATTERN_BUFFER_LIMIT = 1024
 """Text held for pattern lexing before it must be decided (a header, never a payload)."""
 
 _PRIMED_LIMIT = 256
 _PRIMED: dict[tuple[str, str], Stack] = {}  # (grammar, generation prompt) -> the primed stack
-
-
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
-    """A deviation lenient parsing repaired: ``code``, where (``offset`` into the completion)
-    and what was done."""
-
-    code: str
-    offset: int
-    message: str
 
 
 class StreamParser:
@@ -67,6 +56,10 @@ class StreamParser:
         self._run: str | None = None  # the free-text terminal whose run is in progress
         self._run_handler: Callable[[str], None] | None = None  # where the run's text goes
         self._straying = False  # stray text is being kept as content (one diagnostic per run)
+        self._stray_layout = False  # stray white space was reported since the last token
+        # The stack before a marker the repair inserted to open free text, while only that text
+        # followed: a later marker the insertion made unacceptable may take it back.
+        self._undo_insertion: Stack | None = None
         self._before_call: Stack | None = None  # the parser's stack before the open call's marker
         self._pending = ""  # text waiting for pattern lexing
         self._offset = self._line = self._line_start = 0
@@ -76,8 +69,9 @@ class StreamParser:
 
     @property
     def message(self) -> AssistantMessage:
-        """The assistant message parsed so far (complete after ``close()``)."""
-        return self._builder.message()
+        """The assistant message parsed so far (complete after ``close()``: then it says how
+        the output finished, and carries the diagnostics)."""
+        return self._builder.message(tuple(self.diagnostics), ended=self._closed)
 
     def feed(self, chunk: str) -> list[Event]:
         """Parse ``chunk``; the events it completes."""
@@ -198,6 +192,8 @@ class StreamParser:
             if name == IGNORED:
                 if self._straying:  # white space inside stray text is text, not formatting
                     self._builder.stray(token)
+                else:  # a call not yet announced keeps all its text, in case it is taken back
+                    self._builder.keep_raw(token)
                 self._advance(token)
                 continue
             if name.startswith("BAD_"):
@@ -208,6 +204,9 @@ class StreamParser:
         self._lex(final=True)
         accepted = self._accepts()
         if name in accepted:
+            self._feed(name, text)
+            return
+        if self._take_back_insertion(name, text, accepted):
             self._feed(name, text)
             return
         inserted = self._insertion(name, accepted)
@@ -230,18 +229,47 @@ class StreamParser:
             self._place(text, self._accepts())
             return
         reported = reported or self._straying
-        if not text.strip() and not reported:
-            self._deviation("unexpected_text", text, accepted, "white space kept as content")
-        elif not reported:
+        if not reported:
+            layout = text[: len(text) - len(text.lstrip())]
+            if layout:
+                self._stray_white_space(layout, accepted)
+                text = text[len(layout) :]
+                if not text:
+                    return
+            before = self._lalr.stack
             inserted = self._insertion(None, accepted)
             if inserted is not None:
                 shown = self._grammar.display(inserted)
                 self._deviation("missing_marker", text, accepted, f"inserted {shown}")
                 self._feed(inserted, "", inserted=True)
                 self._place(text, self._accepts())
+                self._undo_insertion = before
                 return
             self._deviation("unexpected_text", text, accepted, "kept as content")
         self._place(text, accepted)
+
+    def _stray_white_space(self, text: str, accepted: frozenset[str]) -> None:
+        """White space where the grammar takes no text (before a header, between markers): kept
+        as content, but it commits to nothing â€” what follows is read as if it were not there,
+        so a completion reads the same however its white space was chunked."""
+        if not self._stray_layout:
+            self._deviation("unexpected_text", text, accepted, "white space kept as content")
+            self._stray_layout = True
+        self._builder.stray(text)
+        self._advance(text)
+
+    def _take_back_insertion(self, name: str, text: str, accepted: frozenset[str]) -> bool:
+        """A marker the grammar refuses only because the repair inserted an opener for the free
+        text before it: that text was stray after all (it is content either way, so nothing
+        already emitted changes); the parser goes back to before the insertion."""
+        before = self._undo_insertion
+        if before is None or name not in self._lalr.accepts_at(before):
+            return False
+        self._deviation("insertion_undone", text, accepted, "the marker inserted before the text taken back")
+        self._lalr.restore(before)
+        self._undo_insertion = None
+        self._run = self._run_handler = None
+        return True
 
     def _place(self, text: str, accepted: frozenset[str]) -> None:
         """Text that is not structure: into the free text the grammar expects, else content."""
@@ -289,7 +317,9 @@ class StreamParser:
             self._before_call = self._lalr.stack
         self._lalr.shift(name, text)
         self._run = name if name in self._grammar.free_text else None
-        self._straying = False
+        if self._run is None:
+            self._undo_insertion = None
+        self._straying = self._stray_layout = False
         self._builder.token(name, text, inserted)
         self._run_handler = self._builder.run_handler(name) if self._run else None
         self._advance(text)

@@ -47,7 +47,7 @@ class GemmaValues:
         self._skipped: list[str] = []
         self._kinds: list[str] = []  # "object" / "array" for each open container, outermost first
         self._expect_key = False
-        self._quoted_key: list[str] | None = None
+        self._quoted_key: list[str] | None = None  # a <|"|>-quoted key: its opener's text, then its text
         self._key = ""
         self._skipping: int | None = None  # nesting depth of a duplicate member being skipped
         self._skipped_string_open = False
@@ -102,7 +102,7 @@ class GemmaValues:
 
     def _value(self, terminal: str, text: str) -> None:
         if terminal == "QUOTE":
-            self._quote()
+            self._quote(text)
         elif terminal == "STRING_TEXT":
             self._string_text(text)
         elif terminal in ("BAD_SQUOTE", "BAD_UNOPENED"):
@@ -113,16 +113,22 @@ class GemmaValues:
             schema = self._schema_for_key(self._key) if len(self._kinds) == 1 else None
             self._emit(self._emitter.value_complete(type_text(text, schema)))
 
-    def _quote(self) -> None:
+    def _quote(self, text: str) -> None:
         if self._quoted_key is not None:  # the close of a <|"|>-quoted key (bad_quoted_key)
-            key, self._quoted_key = "".join(self._quoted_key), None
+            key, self._quoted_key = "".join(self._quoted_key[1:]), None
             self._set_key(key)
         elif self._expect_key:
-            self._quoted_key = []
+            self._quoted_key = [text]
         elif self._emitter.in_string:
             self._emit(self._emitter.end_string())
         else:
             self._emit(self._emitter.begin_string())
+
+    def leftover(self) -> str:
+        """Text that arrived and has no place in the arguments yet — a key whose value has not
+        begun, a quoted key still open, a duplicate being skipped — for a call cut off here."""
+        parts = [self.dangling_key or "", *(self._quoted_key or ()), *self._skipped]
+        return "".join(parts)
 
     def _string_text(self, text: str) -> None:
         if self._quoted_key is not None:
@@ -175,8 +181,7 @@ class GemmaArguments:
     def finish(self, truncated: bool) -> None:
         emitter = self._context.emitter
         if truncated:
-            if self._values.dangling_key is not None:  # a key whose value never came: its text stays
-                self._context.content(self._values.dangling_key)
+            self._context.content(self._values.leftover())  # never lost, never an argument
             if emitter.in_string and emitter.depth == 1:
                 self._context.delta(emitter.end_string())
         self._context.delta(emitter.finish())
