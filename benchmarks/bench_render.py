@@ -7,7 +7,7 @@ Each conversation: a system message, 5 tools, and per turn a user message, an as
 with reasoning and a tool call, the tool's result and the assistant's answer. The prompts are
 checked byte-identical once before timing; each time is the best of ``--repeat`` runs, taken
 in turns.
-Target (DESIGN.md): codec <= 0.5 x transformers.
+Target (docs/architecture.md, performance): codec <= 0.5 x transformers.
 """
 
 from __future__ import annotations
@@ -20,37 +20,15 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-from unittest import mock
-
-import tokenizers
-from transformers import PreTrainedTokenizerFast
-from transformers.utils import chat_template_utils
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source checkout
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the tests' reference renderer
+
+from support.reference import frozen_clock, reference_tokenizer
 
 import codec
-from codec._resources import read_text
-from codec.registry import FORMATS
 
 NOW = datetime(2026, 3, 14, 9, 26, 53)
-
-
-class _FrozenClock:
-    def now(self) -> datetime:
-        return NOW
-
-
-def reference_tokenizer(fmt: str) -> Any:
-    """An offline tokenizer carrying the format's template and bos/eos tokens."""
-    spec = FORMATS[fmt]
-    tokens = {"bos_token": spec.bos_token, "eos_token": spec.eos_token}
-    backend: Any = PreTrainedTokenizerFast  # untyped in transformers
-    tokenizer: Any = backend(
-        tokenizer_object=tokenizers.Tokenizer(tokenizers.models.WordLevel({"<unk>": 0}, "<unk>")),
-        **{name: token for name, token in tokens.items() if token is not None},
-    )
-    tokenizer.chat_template = read_text("templates", spec.template)
-    return tokenizer
 
 
 def tools() -> list[dict[str, Any]]:
@@ -122,14 +100,12 @@ def measure(fmt: str, turns: int, repeat: int) -> tuple[float, float]:
     messages, tool_list = conversation(turns), tools()
 
     def theirs() -> object:
-        return tokenizer.apply_chat_template(
-            messages, tools=tool_list, add_generation_prompt=True, tokenize=False
-        )
+        return tokenizer.apply_chat_template(messages, tools=tool_list, add_generation_prompt=True, tokenize=False)
 
     def mine() -> str:
         return ours.render(messages, tools=tool_list, add_generation_prompt=True, now=NOW)
 
-    with mock.patch.object(chat_template_utils, "datetime", _FrozenClock()):
+    with frozen_clock(NOW):  # outside the timed calls: patching is not part of the measurement
         if theirs() != mine():
             raise SystemExit(f"{fmt}, {turns} turns: prompts differ")
         theirs_ms, ours_ms = best_ms((theirs, mine), repeat)

@@ -174,7 +174,9 @@ class AssistantMessage(_Frozen):
     they describe the parse, not the message: ``finish_reason`` (``"length"`` when the output
     was cut off inside a structure, else ``"tool_calls"`` when there are calls, else ``"stop"``),
     ``truncated_call`` (a call the output cut off: what arrived of it, never in ``tool_calls``,
-    so it cannot be executed by mistake) and ``diagnostics`` (the repairs lenient parsing made).
+    so it cannot be executed by mistake), ``incomplete_calls`` (every call that did not finish:
+    the truncated one, and any stopped at a parsing limit) and ``diagnostics`` (the repairs
+    lenient parsing made, and limits reached).
     """
 
     role: Literal["assistant"] = "assistant"
@@ -183,6 +185,7 @@ class AssistantMessage(_Frozen):
     tool_calls: tuple[ToolCall, ...] = ()
     finish_reason: FinishReason | None = Field(default=None, exclude=True, repr=False)
     truncated_call: ToolCall | None = Field(default=None, exclude=True, repr=False)
+    incomplete_calls: tuple[ToolCall, ...] = Field(default=(), exclude=True, repr=False)
     diagnostics: tuple[Diagnostic, ...] = Field(default=(), exclude=True, repr=False)
 
     def __eq__(self, other: object) -> bool:

@@ -55,7 +55,7 @@ _FRAGMENTS = (
     "é", "日本語", "🙂", "שלום", "\U0001d518", "e\u0301",
 )  # fmt: skip
 
-# glm-effort reads these control tags from message text (FORMATS.md: glm-effort extras).
+# glm-effort reads these control tags from message text (docs/formats.md: glm-effort extras).
 _CONTROL_FRAGMENTS = ("[regular]", "[vanilla]", "{REASON:low}", "{REASON:i3}", "[MODE:high]")
 
 

@@ -3,15 +3,30 @@ and split at every point — one parsing path, so all agree (DESIGN invariant 4)
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from support.parsing import (
+    TOOLS,
+    delta_signature,
+    fold,
+    golden_cases,
+    how_it_ended,
+    ids,
+    load_golden,
+    stream_chunks,
+)
 
 import codec
-from parse_support import fold, golden_cases, ids, load_golden, stream_chunks, TOOLS
 
 CASES = golden_cases()
 
 
-def _options(expected: dict) -> tuple[dict, list]:
+def _ended(expected: dict[str, Any]) -> dict[str, Any]:
+    return {"finish_reason": expected["finish_reason"], "truncated_call": expected["truncated_call"]}
+
+
+def _options(expected: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return dict(expected["options"]), (TOOLS if expected["tools"] else [])
 
 
@@ -23,6 +38,7 @@ def test_whole_parse_matches_golden(case: str, fmt: str) -> None:
     parser.feed(completion)
     parser.close()
     assert parser.message.to_openai() == expected["message"]
+    assert how_it_ended(parser.message) == _ended(expected)
     assert [d.code for d in parser.diagnostics] == expected["diagnostics"]
     assert codec.load(fmt).parse(completion, tools=tools, id_factory=ids, **options) == parser.message
 
@@ -31,11 +47,13 @@ def test_whole_parse_matches_golden(case: str, fmt: str) -> None:
 def test_one_character_at_a_time(case: str, fmt: str) -> None:
     completion, expected = load_golden(case, fmt)
     options, tools = _options(expected)
-    whole, message, codes = stream_chunks(fmt, [completion], tools=tools, **options)
+    whole, _, _ = stream_chunks(fmt, [completion], tools=tools, **options)
     events, message, codes = stream_chunks(fmt, list(completion), tools=tools, **options)
     assert message.to_openai() == expected["message"]
+    assert how_it_ended(message) == _ended(expected)
     assert fold(events) == expected["message"]
     assert codes == expected["diagnostics"]
+    assert delta_signature(events) == delta_signature(whole), "the same events, only split differently"
 
 
 @pytest.mark.parametrize(("case", "fmt"), CASES)
@@ -44,11 +62,11 @@ def test_every_split_point(case: str, fmt: str) -> None:
     options, tools = _options(expected)
     step = max(1, len(completion) // 150)  # every point for short goldens, ~150 for long ones
     for cut in range(0, len(completion) + 1, step):
-        events, message, codes = stream_chunks(
-            fmt, [completion[:cut], completion[cut:]], tools=tools, **options
-        )
+        events, message, codes = stream_chunks(fmt, [completion[:cut], completion[cut:]], tools=tools, **options)
         assert message.to_openai() == expected["message"], f"split at {cut}"
+        assert how_it_ended(message) == _ended(expected), f"split at {cut}"
         assert fold(events) == expected["message"], f"split at {cut}"
+        assert codes == expected["diagnostics"], f"split at {cut}: repairs depend on text, not chunks"
 
 
 @pytest.mark.parametrize(("case", "fmt"), CASES)

@@ -68,8 +68,11 @@ class JsonArgumentsStream:
         self,
         emitter: ArgumentsEmitter,
         schema_for_key: Callable[[str], Mapping[str, Any] | None] = lambda key: None,
+        max_depth: int = 64,
     ) -> None:
         self._emitter = emitter
+        self._max_depth = max_depth
+        self.too_deep = False  # failed at an opening bracket past ``max_depth``
         self._schema_for_key = schema_for_key
         self._state = _State.START
         self._stack: list[str] = []  # "{" or "[" per open container, the top-level object first
@@ -159,6 +162,9 @@ class JsonArgumentsStream:
     def _open(self, position: int) -> int:
         """A nested object or array; the top-level ``{`` is the emitter's implicit object."""
         bracket = self._text[position]
+        if len(self._stack) > self._max_depth:  # the top-level object is depth 0
+            self.too_deep = True
+            return self._fail(position)
         self._state = _State.FIRST_KEY if bracket == "{" else _State.FIRST_ITEM
         if not self._stack:
             self._reflect(position + 1)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from codec.arguments.emitter import ArgumentsEmitter
+from codec.limits import Limits
 
 Report = Callable[[str, str], None]
 """``report(code, detail)``: a repaired deviation (a diagnostic, or an error when strict)."""
@@ -24,7 +25,8 @@ Report = Callable[[str, str], None]
 class ArgumentContext:
     """What a reader may use: the call's emitter, the schema of a top-level argument by key
     (``None``: unknown, untyped), the tool names offered, and where fragments, reports and
-    leftover text go."""
+    leftover text go. ``stop(code, detail)`` asks the engine to end the call here, unfinished
+    (a limit was reached: the reader has sent the text it was given to ``content``)."""
 
     emitter: ArgumentsEmitter
     schema_of: Callable[[str], Mapping[str, Any] | None]
@@ -32,6 +34,8 @@ class ArgumentContext:
     report: Report
     delta: Callable[[str], None]
     content: Callable[[str], None]
+    limits: Limits
+    stop: Callable[[str, str], None]
 
 
 class ArgumentReader(Protocol):

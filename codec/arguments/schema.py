@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -118,6 +119,22 @@ def type_text(text: str, schema: Mapping[str, Any] | None) -> Any:
 
 
 _MISSING: Any = object()
+
+_BRACKETS_AND_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
+
+
+def nesting_depth(text: str) -> int:
+    """How deeply JSON ``text`` nests arrays and objects (brackets inside strings do not count),
+    found without recursion: the check before decoding, so depth is bounded before it costs."""
+    depth = deepest = 0
+    for found in _BRACKETS_AND_STRINGS.finditer(text):
+        bracket = found.group()
+        if bracket in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif bracket in "]}":
+            depth = max(depth - 1, 0)
+    return deepest
 
 
 def _json(text: str, default: Any) -> Any:

@@ -24,6 +24,7 @@ from codec.events import (
     ToolCallEnd,
     ToolCallStart,
 )
+from codec.limits import DEFAULT_LIMITS, Limits
 from codec.models import AssistantMessage, Diagnostic, FinishReason, ToolCall
 
 NAME_LIMIT = 256
@@ -49,6 +50,7 @@ class _Call:
         self.parameters: Mapping[str, Any] | None = None
         self.emitter = ArgumentsEmitter()
         self.arguments: ArgumentReader | None = None
+        self.size = 0  # characters of arguments JSON emitted so far
 
 
 class MessageBuilder:
@@ -56,9 +58,11 @@ class MessageBuilder:
 
     def __init__(
         self, tools: Sequence[Mapping[str, Any]], id_factory: Callable[[int], str] | None,
-        report: Report, arguments: ArgumentReaderFactory,
+        report: Report, arguments: ArgumentReaderFactory, limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         self._tools = tools
+        self.limits = limits
+        self.stop_request: tuple[str, str] | None = None  # (code, detail): end the open call here
         self._tool_names = _tool_names(tools)
         self._new_id = id_factory or random_call_id
         self._report = report
@@ -68,6 +72,7 @@ class MessageBuilder:
         self._content: list[str] = []
         self._calls: list[ToolCall] = []
         self._truncated: ToolCall | None = None
+        self._incomplete: list[ToolCall] = []
         self.cut_off = False  # the output ended inside a structure (a call, the reasoning, ...)
         self._ids: set[str] = set()
         self._call: _Call | None = None
@@ -149,6 +154,7 @@ class MessageBuilder:
             tool_calls=tuple(self._calls),
             finish_reason=finish,
             truncated_call=self._truncated,
+            incomplete_calls=tuple(self._incomplete),
             diagnostics=diagnostics,
         )
 
@@ -185,6 +191,7 @@ class MessageBuilder:
                 emitter=call.emitter, schema_of=lambda key: property_schema(call.parameters, key),
                 tool_names=self._tool_names, report=self._report,
                 delta=lambda fragment: self._delta(call, fragment), content=self._on_content,
+                limits=self.limits, stop=self._request_stop,
             )
             call.arguments = self._arguments(context)
             if not call.started:
@@ -195,6 +202,23 @@ class MessageBuilder:
     def _delta(self, call: _Call, fragment: str) -> None:
         if fragment:
             self.events.append(ToolCallDelta(call.index, fragment))
+            call.size += len(fragment)
+            if call.size > self.limits.max_argument_chars and self.stop_request is None:
+                self._request_stop("too_large", f"arguments longer than {self.limits.max_argument_chars} characters")
+
+    def _request_stop(self, code: str, detail: str) -> None:
+        self.stop_request = (code, detail)
+
+    @property
+    def calls_finished(self) -> int:
+        """How many calls have finished (the ``max_calls`` limit counts these)."""
+        return len(self._calls)
+
+    def stop_call(self) -> None:
+        """End the open call unfinished (a limit was reached): it is not a call to run."""
+        self.stop_request = None
+        if self._call is not None:
+            self._end_call(self._call, truncated=True, cut_off=False)
 
     def _start(self, call: _Call) -> None:
         """The name is complete: announce the call (once)."""
@@ -224,7 +248,9 @@ class MessageBuilder:
         if self._call is not None:
             self._end_call(self._call, truncated=False)
 
-    def _end_call(self, call: _Call, truncated: bool) -> None:
+    def _end_call(self, call: _Call, truncated: bool, cut_off: bool = True) -> None:
+        """Finish the call: ``truncated`` (unfinished) calls are kept apart, never to be run;
+        ``cut_off``: by the end of the output (else by a limit)."""
         self._start(call)
         if call.arguments is not None:
             call.arguments.finish(truncated)
@@ -232,7 +258,9 @@ class MessageBuilder:
             self._delta(call, call.emitter.finish())
         tool_call = ToolCall(id=call.id, name=call.name, arguments=call.emitter.value)
         if truncated:
-            self._truncated = tool_call
+            self._incomplete.append(tool_call)
+            if cut_off:
+                self._truncated = tool_call
         else:
             self._calls.append(tool_call)
         self.events.append(ToolCallEnd(call.index, tool_call, complete=not truncated))

@@ -28,8 +28,8 @@ Stack = tuple[int, ...]
 
 _ACCEPTS: dict[tuple[str, Stack], frozenset[str]] = {}
 _STEPS: dict[tuple[str, Stack, str], tuple[Stack, tuple[str, ...]]] = {}
-_TABLE_LIMIT = 50_000
-CACHED_DEPTH = 64
+_TABLE_LIMIT = 20_000
+CACHED_DEPTH = 256
 """Deepest stack whose steps are remembered: memory stays below limit x depth integers."""
 
 

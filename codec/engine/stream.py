@@ -29,6 +29,7 @@ from codec.engine.patterns import IGNORED, WAIT, next_token
 from codec.engine.scanner import MarkerScanner
 from codec.errors import CodecError, ParseError
 from codec.events import Event
+from codec.limits import DEFAULT_LIMITS, Limits
 from codec.models import AssistantMessage, Diagnostic
 
 PATTERN_BUFFER_LIMIT = 1024
@@ -45,13 +46,14 @@ class StreamParser:
     def __init__(
         self, grammar_file: str, *, prompt: str, tools: Sequence[Mapping[str, Any]],
         arguments: ArgumentReaderFactory, strict: bool,
-        id_factory: Callable[[int], str] | None = None,
+        id_factory: Callable[[int], str] | None = None, limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         self._grammar: CompiledGrammar = compiled(grammar_file)
         self._scanner = MarkerScanner(self._grammar.markers)
         self._lalr = LalrCursor(self._grammar, COMPLETION_START, on_bad_rule=self._bad_rule)
         self._strict = strict
-        self._builder = MessageBuilder(tools, id_factory, self._repaired, arguments)
+        self._limits = limits
+        self._builder = MessageBuilder(tools, id_factory, self._repaired, arguments, limits)
         self.diagnostics: list[Diagnostic] = []
         self._run: str | None = None  # the free-text terminal whose run is in progress
         self._run_handler: Callable[[str], None] | None = None  # where the run's text goes
@@ -82,6 +84,8 @@ class StreamParser:
                 text = pieces[0][1]  # the hot path: one more piece of a run of free text
                 self._run_handler(text)
                 self._advance(text)
+                if self._builder.stop_request is not None:
+                    self._stop_call()
             else:
                 self._pieces(pieces)
         except ParseError as error:
@@ -155,6 +159,8 @@ class StreamParser:
             if self._run_handler is not None:
                 self._run_handler(text)
             self._advance(text)
+            if self._builder.stop_request is not None:
+                self._stop_call()
             return
         if not self._pending:
             accepted = self._accepts()
@@ -203,6 +209,11 @@ class StreamParser:
     def _marker(self, name: str, text: str) -> None:
         self._lex(final=True)
         accepted = self._accepts()
+        if name == "CALL_OPEN" and self._builder.calls_finished >= self._limits.max_calls:
+            limit = self._limits.max_calls
+            self._deviation("too_many_calls", text, accepted, f"more than {limit} calls: kept as text")
+            self._unexpected_text(text, accepted, reported=True)
+            return
         if name in accepted:
             self._feed(name, text)
             return
@@ -323,6 +334,20 @@ class StreamParser:
         self._builder.token(name, text, inserted)
         self._run_handler = self._builder.run_handler(name) if self._run else None
         self._advance(text)
+        if self._builder.stop_request is not None:
+            self._stop_call()
+
+    def _stop_call(self) -> None:
+        """A limit was reached inside a call: it ends here, unfinished (not a call to run), and
+        the parser goes back to before its opening marker, so what follows is read as text."""
+        code, detail = self._builder.stop_request or ("limit", "")
+        self._deviation(code, "", frozenset(), f"{detail}; the call stops here, the rest is content")
+        self._builder.stop_call()
+        if self._before_call is not None:
+            self._lalr.restore(self._before_call)
+            self._before_call = None
+        self._run = self._run_handler = None
+        self._straying = True
 
     def _accepts(self) -> frozenset[str]:
         return self._lalr.accepts()

@@ -18,14 +18,14 @@ from codec.engine.grammar import PROMPT_START, CompiledGrammar, compiled
 from codec.engine.lalr import cached_accepts
 from codec.engine.patterns import IGNORED, next_token
 from codec.engine.scanner import MarkerScanner
-from codec.errors import ParseError
+from codec.errors import CodecError, ParseError
 
 
 def prompt_tree(grammar_file: str, prompt: str) -> Tree[Any]:
     """The Lark tree of a whole prompt (``ParseError`` where it leaves the grammar)."""
     grammar = compiled(grammar_file)
     if PROMPT_START not in grammar.starts:
-        raise NotImplementedError(f"{grammar_file} has no {PROMPT_START} rule")
+        raise CodecError(f"{grammar_file} has no {PROMPT_START} rule: this format cannot read prompts back")
     return _WholePrompt(grammar).read(prompt)
 
 

@@ -38,7 +38,11 @@ class GemmaValues:
         report: Callable[[str, str], None],
         emit: Callable[[str], None],
         keep: Callable[[str], None],
+        max_depth: int = 64,
+        stop: Callable[[str, str], None] = lambda code, detail: None,
     ) -> None:
+        self._max_depth = max_depth
+        self._stop = stop
         self._emitter = emitter
         self._schema_for_key = schema_for_key
         self._report = report
@@ -67,7 +71,7 @@ class GemmaValues:
             self._skipped.append(text)
             self._skip(terminal)
         elif terminal in _OPEN_OBJECT or terminal == "LBRACKET":
-            self._open(terminal)
+            self._open(terminal, text)
         elif terminal in _CLOSE:
             self._close()
         elif terminal == "COMMA":
@@ -77,7 +81,11 @@ class GemmaValues:
         else:
             self._value(terminal, text)
 
-    def _open(self, terminal: str) -> None:
+    def _open(self, terminal: str, text: str) -> None:
+        if len(self._kinds) > self._max_depth:  # the outermost object is depth 0
+            self._keep(text)
+            self._stop("too_deep", f"arguments nested deeper than {self._max_depth}")
+            return
         kind = "array" if terminal == "LBRACKET" else "object"
         if self._kinds:  # the outermost object is the emitter's implicit top level
             self._emit(self._emitter.begin_container({} if kind == "object" else []))
@@ -164,7 +172,7 @@ class GemmaArguments:
     def __init__(self, context: ArgumentContext) -> None:
         self._context = context
         self._values = GemmaValues(context.emitter, context.schema_of, context.report,
-                                   context.delta, context.content)
+                                   context.delta, context.content, context.limits.max_depth, context.stop)
 
     def name(self, written: str, terminal: str, inserted: bool) -> str:
         return written

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from codec.arguments.reader import ArgumentContext
-from codec.arguments.schema import is_plain_string, type_text
+from codec.arguments.schema import is_plain_string, nesting_depth, type_text
 
 
 class KeyValueArguments:
@@ -103,6 +103,11 @@ class KeyValueArguments:
             self._context.content("".join(self._value_parts or ()))
         elif self._value_parts is not None:
             text = "".join(self._value_parts)
+            if nesting_depth(text) > self._context.limits.max_depth:
+                self._value_parts = None
+                self._context.content(text)
+                self._context.stop("too_deep", f"a value nested deeper than {self._context.limits.max_depth}")
+                return
             self._context.delta(self._emitter.value_complete(type_text(text, self._value_schema)))
         elif self._emitter.in_string and self._emitter.depth == 1:
             self._context.delta(self._emitter.end_string())

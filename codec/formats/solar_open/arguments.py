@@ -27,7 +27,9 @@ class JsonArguments:
 
     def token(self, terminal: str, text: str, inserted: bool) -> None:
         if terminal == "CALL_ARGS":
-            self._json = JsonArgumentsStream(self._context.emitter, self._context.schema_of)
+            self._json = JsonArgumentsStream(
+                self._context.emitter, self._context.schema_of, self._context.limits.max_depth
+            )
         elif self._json is not None:
             self._feed(self._json, text)
 
@@ -54,6 +56,9 @@ class JsonArguments:
             self._context.report("duplicate_key", "an argument given twice; the first is kept")
             self._context.content(dropped)
         stream.dropped.clear()
-        if rejected:
+        if rejected and stream.too_deep:
+            self._context.content(rejected)
+            self._context.stop("too_deep", f"arguments nested deeper than {self._context.limits.max_depth}")
+        elif rejected:
             self._context.report("invalid_arguments", "arguments text that is not JSON is kept as content")
             self._context.content(rejected)

@@ -4,31 +4,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 import codec
 from codec.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
+from support import goldens
 
-GOLDEN = Path(__file__).parent / "golden" / "parse"
-TOOLS: list[dict[str, Any]] = json.loads((GOLDEN / "tools.json").read_text(encoding="utf-8"))
-FORMAT_OF_FILE = {"glm": "glm", "solar-open": "solar-open", "gemma4": "gemma4"}
+TOOLS: list[dict[str, Any]] = json.loads((goldens.ROOT / "parse" / "tools.json").read_text(encoding="utf-8"))
 
 
 def golden_cases() -> list[tuple[str, str]]:
-    """``(case, format)`` for every golden completion."""
-    return sorted(
-        (folder.name, path.stem)
-        for folder in GOLDEN.iterdir() if folder.is_dir()
-        for path in folder.glob("*.txt")
-    )
+    """``(case, format)`` for every golden completion; each file's format comes from the registry."""
+    return goldens.entries("parse")
 
 
 def load_golden(case: str, fmt: str) -> tuple[str, dict[str, Any]]:
     """The completion text and its expectation."""
-    folder = GOLDEN / case
-    completion = (folder / f"{fmt}.txt").read_text(encoding="utf-8")
-    expected = json.loads((folder / f"{fmt}.json").read_text(encoding="utf-8"))
+    completion = goldens.path("parse", case, fmt, "txt").read_text(encoding="utf-8")
+    expected = json.loads(goldens.path("parse", case, fmt, "json").read_text(encoding="utf-8"))
     return completion, expected
 
 
@@ -70,16 +63,27 @@ def fold(events: list[Event]) -> dict[str, Any]:
             assert call["arguments"] == event.call.arguments_json, "fragments join to the final JSON"
             assert (call["id"], call["name"]) == (event.call.id, event.call.name)
             call["ended"] = True
+            call["complete"] = event.complete
     message: dict[str, Any] = {"role": "assistant", "content": content or None}
     if reasoning:
         message["reasoning_content"] = reasoning
-    if calls:
-        assert all(call["ended"] for call in calls.values()), "every started call ends"
+    assert all(call["ended"] for call in calls.values()), "every started call ends"
+    finished = [c for c in calls.values() if c["complete"]]  # an unfinished call is not one to run
+    if finished:
         message["tool_calls"] = [
             {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
-            for c in calls.values()
+            for c in finished
         ]
     return message
+
+
+def how_it_ended(message: codec.AssistantMessage) -> dict[str, Any]:
+    """What a parse says beyond the message: ``finish_reason`` and the cut-off call."""
+    truncated = message.truncated_call
+    return {
+        "finish_reason": message.finish_reason,
+        "truncated_call": None if truncated is None else truncated.to_openai(),
+    }
 
 
 def delta_signature(events: list[Event]) -> list[tuple[Any, ...]]:
