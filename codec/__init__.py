@@ -24,6 +24,7 @@ from codec.events import (
     ToolCallStart,
     openai_delta,
 )
+from codec.limits import Limits
 from codec.models import (
     AssistantMessage,
     Conversation,
@@ -42,6 +43,7 @@ __all__ = [
     "Conversation",
     "Diagnostic",
     "Event",
+    "Limits",
     "Loss",
     "ParseError",
     "PrefixCheck",

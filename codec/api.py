@@ -13,7 +13,8 @@ from codec._prefix import check as check_prefix
 from codec._resources import read_text
 from codec.engine.stream import StreamParser
 from codec.engine.whole_prompt import prompt_tree
-from codec.errors import RenderError
+from codec.errors import ParseError, RenderError, describe
+from codec.limits import DEFAULT_LIMITS, Limits
 from codec.models import AssistantMessage, Conversation, to_messages
 from codec.registry import FormatSpec
 from codec.render.renderer import Renderer
@@ -98,6 +99,7 @@ class Codec:
         strict: bool = False,
         id_factory: Callable[[int], str] | None = None,
         history: Sequence[Any] | None = None,
+        limits: Limits = DEFAULT_LIMITS,
         **options: Any,
     ) -> StreamParser:
         """A sans-IO parser for one completion: ``feed(chunk)`` / ``close()`` give events.
@@ -108,7 +110,7 @@ class Codec:
         it: Gemma 4 after a tool result goes on in the same turn, inside a thought channel when
         thinking is on. Without it, the prompt is taken to end after a user message.
         ``id_factory(index)`` makes ids for formats whose calls carry none (default: random
-        ``call_…`` ids).
+        ``call_…`` ids). ``limits`` bound nesting, argument size and calls (``codec.Limits``).
         """
         self._renderer.check_options(options)
         prompt = (
@@ -123,6 +125,7 @@ class Codec:
             arguments=self.spec.family.arguments,
             strict=strict,
             id_factory=id_factory,
+            limits=limits,
         )
 
     def parse(
@@ -133,6 +136,7 @@ class Codec:
         strict: bool = False,
         id_factory: Callable[[int], str] | None = None,
         history: Sequence[Any] | None = None,
+        limits: Limits = DEFAULT_LIMITS,
         **options: Any,
     ) -> AssistantMessage:
         """The assistant message in ``completion``: exactly ``stream().feed(text)`` + ``close()``.
@@ -141,7 +145,7 @@ class Codec:
         ``content``. ``strict=True`` raises ``ParseError`` at the first deviation.
         """
         parser = self.stream(
-            tools=tools, strict=strict, id_factory=id_factory, history=history, **options
+            tools=tools, strict=strict, id_factory=id_factory, history=history, limits=limits, **options
         )
         parser.feed(completion)
         parser.close()
@@ -155,8 +159,20 @@ class Codec:
         Exactly ``canonical`` of what was rendered; ``render`` of the result gives ``prompt``
         back. ``ParseError`` (with its position) when the text is not this format's prompt.
         """
+        if not isinstance(prompt, str):
+            raise ParseError("not_text", offset=0, line=1, column=1, found=type(prompt).__name__,
+                             expected=("a prompt string",))
         tree = prompt_tree(self.spec.grammar, prompt)
-        return self.spec.family.read_prompt(tree, self.spec, self.render)
+        try:
+            return self.spec.family.read_prompt(tree, self.spec, self.render)
+        except ParseError:
+            raise
+        except Exception as error:  # one error contract: text that fits the grammar but not the reader
+            raise ParseError(
+                "unreadable_prompt", offset=0, line=1, column=1, found="", expected=(),
+                detail=f"the prompt fits the grammar but not the {self.name} template's layout "
+                       f"({type(error).__name__}: {describe(str(error), 120)})",
+            ) from None
 
     def canonical(
         self,

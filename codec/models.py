@@ -25,8 +25,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
+from codec._nesting import MAX_VALUE_DEPTH, deeper_than
 from codec.errors import RenderError
 
 
@@ -91,6 +92,13 @@ class ToolCall(_Frozen):
         return {"id": data.get("id"), "name": function.get("name"),
                 "arguments": _arguments_object(function.get("arguments"))}
 
+    @field_validator("arguments")
+    @classmethod
+    def _bounded(cls, arguments: dict[str, Any]) -> dict[str, Any]:
+        if deeper_than(arguments, MAX_VALUE_DEPTH):  # json.dumps and templates would recurse past it
+            raise ValueError(f"arguments nested deeper than {MAX_VALUE_DEPTH} levels")
+        return arguments
+
     @property
     def arguments_json(self) -> str:
         """The arguments as the JSON text OpenAI sends (``ensure_ascii=False``, default separators)."""
@@ -119,6 +127,8 @@ def _arguments_object(arguments: Any) -> Any:
             arguments = json.loads(arguments) if arguments.strip() else {}
         except json.JSONDecodeError as error:
             raise ValueError(f"arguments are not valid JSON: {error}") from None
+        except RecursionError:
+            raise ValueError(f"arguments nested deeper than {MAX_VALUE_DEPTH} levels") from None
     if not isinstance(arguments, Mapping):
         raise ValueError(f"arguments must be a JSON object, got {type(arguments).__name__}")
     return dict(arguments)

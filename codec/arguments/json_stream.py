@@ -31,6 +31,7 @@ _LITERAL_RUN = re.compile(r"[0-9A-Za-z+\-.]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 # ``json.dumps`` writes these for non-finite floats; accepting them keeps its output readable.
 _WORDS = frozenset({"true", "false", "null", "NaN", "Infinity", "-Infinity"})
+_NOT_JSON_NUMBERS = frozenset({"NaN", "Infinity", "-Infinity"})
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _HEX = frozenset("0123456789abcdefABCDEF")
 _OPENER = {"}": "{", "]": "["}
@@ -354,6 +355,8 @@ def _literal_value(token: str) -> Any:
     """A number or word's value, or ``_MISSING`` if ``token`` is neither."""
     if not (token in _WORDS or _NUMBER.fullmatch(token)):
         return _MISSING
+    if token in _NOT_JSON_NUMBERS:
+        return token  # Python's json reads it, but the arguments must stay valid JSON: its text
     try:
         return json.loads(token)
     except ValueError:  # more digits than Python converts to int

@@ -2,7 +2,8 @@
 
 GLM writes a value raw when it is a string and as JSON otherwise (``glm.jinja``:
 ``v | tojson if v is not string else v``); Gemma writes bare scalars as Python prints them
-(``3``, ``2.5``, ``1e-05``, ``inf``). The text alone is ambiguous — is ``007`` a string or a
+(``3``, ``2.5``, ``1e-05``, ``inf``). A number JSON cannot write (``inf``, ``NaN``) stays the
+text that was written: the arguments must remain valid JSON. The text alone is ambiguous — is ``007`` a string or a
 malformed number? — so the schema decides:
 
 - a ``string`` parameter keeps the text verbatim (``"007"``, ``"true"``, ``"null"``, ``"[1]"``);
@@ -37,12 +38,10 @@ _TYPE_NAMES = {
     "dict": "object", "list": "array", "none": "null",
 }
 
-# Python's spellings of values JSON cannot write (Gemma's ``format_argument`` prints floats with
-# ``str()``); read only where the schema rules out a string.
-_PYTHON_WORDS: dict[str, Any] = {
-    "inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "nan": math.nan,
-    "True": True, "False": False, "None": None,
-}
+# Python's spellings of JSON's words (a model trained on Python writes them); read only where
+# the schema rules out a string. ``inf`` and ``nan`` (Gemma prints floats with ``str()``) are
+# not here: no JSON text can hold them, so they stay the text that was written.
+_PYTHON_WORDS: dict[str, Any] = {"True": True, "False": False, "None": None}
 
 _MAX_DEPTH = 32  # $ref chains and nesting deeper than this are treated as "anything"
 
@@ -139,9 +138,14 @@ def nesting_depth(text: str) -> int:
 
 def _json(text: str, default: Any) -> Any:
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_not_json)
     except (ValueError, RecursionError):  # RecursionError: "[[[[..." nested past the C stack
         return default
+
+
+def _not_json(word: str) -> Any:
+    """``NaN``, ``Infinity``: Python's json reads them, but arguments must stay valid JSON."""
+    raise ValueError(f"{word} is not a JSON number")
 
 
 def _kind(value: Any) -> str:

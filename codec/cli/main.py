@@ -52,6 +52,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(f"{error.strerror or error}{where}")
     except KeyboardInterrupt:
         return 130
+    except Exception as error:  # a bug, not the user's input: still one line, never a traceback
+        return _fail(f"internal error ({type(error).__name__}: {error}); please report it", status=70)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -67,9 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _fail(message: str) -> int:
+def _fail(message: str, status: int = 2) -> int:
     sys.stderr.write(f"codec: error: {message}\n")
-    return 2
+    return status
 
 
 def _format_arguments(parser: argparse.ArgumentParser) -> None:
@@ -105,6 +107,16 @@ def _configure_render(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-special-tokens", action="store_true",
                         help="let message text contain the format's special tokens")
     _input_argument(parser, "a JSON list of messages, or {\"messages\": [...], \"tools\": [...]}")
+
+
+def _positive(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return number
 
 
 def _date(text: str) -> datetime:
@@ -271,7 +283,7 @@ def _configure_roundtrip(parser: argparse.ArgumentParser) -> None:
                         help=f"the format whose grammar parses the prompts ({', '.join(codec.formats())})")
     parser.add_argument("--template", metavar="TEMPLATE.jinja",
                         help="your own template to check against the format's grammar")
-    parser.add_argument("--examples", type=int, default=100, help="conversations to generate (100)")
+    parser.add_argument("--examples", type=_positive, default=100, help="conversations to generate (100)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (0): the same run each time")
 
 

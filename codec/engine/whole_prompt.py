@@ -14,11 +14,16 @@ from typing import Any, NoReturn
 from lark import Token, Tree
 from lark.exceptions import UnexpectedInput
 
+from codec._nesting import MAX_VALUE_DEPTH
 from codec.engine.grammar import PROMPT_START, CompiledGrammar, compiled
 from codec.engine.lalr import cached_accepts
 from codec.engine.patterns import IGNORED, next_token
 from codec.engine.scanner import MarkerScanner
 from codec.errors import CodecError, ParseError
+
+MAX_PROMPT_STACK = 4 * MAX_VALUE_DEPTH
+"""Deepest parser stack a prompt may build: values in prompts (Gemma's arguments, results and
+declarations) nest no deeper than the arguments a message may hold."""
 
 
 def prompt_tree(grammar_file: str, prompt: str) -> Tree[Any]:
@@ -98,6 +103,9 @@ class _WholePrompt:
         return None
 
     def _shift(self, name: str, text: str) -> None:
+        if len(self._parser.parser_state.state_stack) > MAX_PROMPT_STACK:
+            limit = f"nested deeper than a prompt can ({MAX_PROMPT_STACK} parser states)"
+            self._fail("too_deep", text, frozenset(), limit)
         self._parser.feed_token(Token(name, text))
         self._advance(text)
 
