@@ -27,7 +27,7 @@ class Limits:
 
     max_depth: int = 64
     max_argument_chars: int = 8_000_000
-    max_calls: int = 1_024
+    max_calls: int = 16_384
 
     def __post_init__(self) -> None:
         for name in ("max_depth", "max_argument_chars", "max_calls"):
