@@ -26,7 +26,9 @@ class ArgumentContext:
     """What a reader may use: the call's emitter, the schema of a top-level argument by key
     (``None``: unknown, untyped), the tool names offered, and where fragments, reports and
     leftover text go. ``stop(code, detail)`` asks the engine to end the call here, unfinished
-    (a limit was reached: the reader has sent the text it was given to ``content``)."""
+    (a limit was reached: the reader has sent the text it was given to ``content``).
+    ``string_sink()`` is the fast path for the text of an open string value: it escapes the text
+    into the emitter's string and sends the fragment, in one call per chunk."""
 
     emitter: ArgumentsEmitter
     schema_of: Callable[[str], Mapping[str, Any] | None]
@@ -36,6 +38,7 @@ class ArgumentContext:
     content: Callable[[str], None]
     limits: Limits
     stop: Callable[[str, str], None]
+    string_sink: Callable[[], Callable[[str], None]]
 
 
 class ArgumentReader(Protocol):
@@ -52,9 +55,10 @@ class ArgumentReader(Protocol):
         """The next token of the arguments (``inserted``: a missing marker the repair supplied)."""
         ...
 
-    def string_sink(self, terminal: str) -> Callable[[str], None] | None:
-        """Where further text of a run of ``terminal`` goes while a string value streams (the
-        hot path of streaming), or ``None`` when the run must go through ``token``."""
+    def run_sink(self, terminal: str) -> Callable[[str], None] | None:
+        """Where further text of a run of free text ``terminal`` may go directly (the hot path
+        of streaming: a string value's text, a JSON text), or ``None`` when each piece must go
+        through ``token``."""
         ...
 
     def finish(self, truncated: bool) -> None:

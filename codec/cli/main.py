@@ -14,15 +14,15 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import codec
 from codec.cli.inputs import UsageError, display_name, load_json, load_tools, open_binary, read_text
+from codec.cli.output import emit, report, result_json
 from codec.engine.stream import StreamParser
 from codec.errors import CodecError
-from codec.models import Diagnostic
 
 READ_SIZE = 64
 """Bytes ``codec stream`` asks for at a time: output follows input as it arrives."""
@@ -176,24 +176,10 @@ def _parse(args: argparse.Namespace) -> int:
     if args.diagnostics == "json":
         result = result_json(reply)
     else:
-        _report(parser.diagnostics)
+        report(parser.diagnostics)
         result = reply.to_openai()
     sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
     return 0
-
-
-def result_json(reply: codec.AssistantMessage) -> dict[str, Any]:
-    """A parsed reply with how it ended: the message, ``finish_reason``, the cut-off call (if
-    any, not to be run) and the repairs, each with its code, offset and message."""
-    truncated = reply.truncated_call
-    return {
-        "message": reply.to_openai(),
-        "finish_reason": reply.finish_reason,
-        "truncated_call": None if truncated is None else truncated.to_openai(),
-        "diagnostics": [
-            {"code": d.code, "offset": d.offset, "message": d.message} for d in reply.diagnostics
-        ],
-    }
 
 
 def _configure_stream(parser: argparse.ArgumentParser) -> None:
@@ -208,10 +194,10 @@ def _stream(args: argparse.Namespace) -> int:
     seen = 0  # diagnostics already reported
     with open_binary(args.input) as source:
         while data := os.read(source.fileno(), READ_SIZE):
-            _emit(parser.feed(_decode(decoder, data, args.input)))
-            seen = _report(parser.diagnostics, seen)
-    _emit(parser.feed(_decode(decoder, b"", args.input, final=True)) + parser.close())
-    _report(parser.diagnostics, seen)
+            emit(parser.feed(_decode(decoder, data, args.input)))
+            seen = report(parser.diagnostics, seen)
+    emit(parser.feed(_decode(decoder, b"", args.input, final=True)) + parser.close())
+    report(parser.diagnostics, seen)
     return 0
 
 
@@ -222,23 +208,6 @@ def _decode(decoder: codecs.IncrementalDecoder, data: bytes, path: str, final: b
         raise UsageError(f"{display_name(path)}: not UTF-8 text") from None
 
 
-def event_json(event: codec.Event) -> dict[str, Any]:
-    """An event as one JSON object: its type, its fields, and its OpenAI ``delta``."""
-    record: dict[str, Any] = {"event": type(event).__name__}
-    for field in fields(event):
-        value = getattr(event, field.name)
-        record[field.name] = value.to_openai() if isinstance(value, codec.ToolCall) else value
-    record["delta"] = codec.openai_delta(event)
-    return record
-
-
-def _emit(events: list[codec.Event]) -> None:
-    for event in events:
-        sys.stdout.write(json.dumps(event_json(event), ensure_ascii=False) + "\n")
-    if events:
-        sys.stdout.flush()
-
-
 def _stream_parser(args: argparse.Namespace) -> StreamParser:
     return codec.load(args.format).stream(
         tools=load_tools(args.tools) if args.tools else None,
@@ -246,14 +215,6 @@ def _stream_parser(args: argparse.Namespace) -> StreamParser:
         id_factory=(lambda index: f"call_{index}") if args.sequential_ids else None,
         **dict(args.option),
     )
-
-
-def _report(diagnostics: Sequence[Diagnostic], seen: int = 0) -> int:
-    """Print the diagnostics after the first ``seen`` to stderr; how many there are now."""
-    for diagnostic in diagnostics[seen:]:
-        sys.stderr.write(f"codec: repaired {diagnostic.code} at offset {diagnostic.offset}: "
-                         f"{diagnostic.message}\n")
-    return len(diagnostics)
 
 
 def _configure_demo(parser: argparse.ArgumentParser) -> None:

@@ -9,13 +9,12 @@ The engine (``stream.py``) decides *whether* a token fits the grammar; this modu
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from codec.arguments.emitter import ArgumentsEmitter
 from codec.arguments.reader import ArgumentContext, ArgumentReader, ArgumentReaderFactory, Report
 from codec.arguments.schema import property_schema, tool_schema
+from codec.engine.call import Call, random_call_id, tool_names
 from codec.events import (
     ContentDelta,
     Event,
@@ -26,31 +25,6 @@ from codec.events import (
 )
 from codec.limits import DEFAULT_LIMITS, Limits
 from codec.models import AssistantMessage, Diagnostic, FinishReason, ToolCall
-
-NAME_LIMIT = 256
-"""Longest tool name or id kept in full; a longer one is not a name (cap header buffers)."""
-
-
-def random_call_id(index: int) -> str:
-    """The default id for formats whose calls carry none: ``call_`` and 24 random hex digits."""
-    return "call_" + secrets.token_hex(12)
-
-
-class _Call:
-    """A tool call being parsed."""
-
-    def __init__(self, index: int, opener: str) -> None:
-        self.index = index
-        self.raw = [opener]  # the call's text until it starts: kept as content if cut off there
-        self.id_parts: list[str] = []
-        self.name_parts: list[str] = []
-        self.started = False
-        self.id = ""
-        self.name = ""
-        self.parameters: Mapping[str, Any] | None = None
-        self.emitter = ArgumentsEmitter()
-        self.arguments: ArgumentReader | None = None
-        self.size = 0  # characters of arguments JSON emitted so far
 
 
 class MessageBuilder:
@@ -63,7 +37,7 @@ class MessageBuilder:
         self._tools = tools
         self.limits = limits
         self.stop_request: tuple[str, str] | None = None  # (code, detail): end the open call here
-        self._tool_names = _tool_names(tools)
+        self._tool_names = tool_names(tools)
         self._new_id = id_factory or random_call_id
         self._report = report
         self._arguments = arguments
@@ -75,7 +49,7 @@ class MessageBuilder:
         self._incomplete: list[ToolCall] = []
         self.cut_off = False  # the output ended inside a structure (a call, the reasoning, ...)
         self._ids: set[str] = set()
-        self._call: _Call | None = None
+        self._call: Call | None = None
         self._handlers: dict[str, Callable[[str], None]] = {
             "REASONING": self._on_reasoning, "CONTENT": self._on_content,
             "CALL_OPEN": self._on_call_open, "CALL_CLOSE": self._on_call_close,
@@ -103,11 +77,15 @@ class MessageBuilder:
         if call is not None and not call.started:
             return lambda text: self.token(terminal, text)  # the call's raw text is still kept
         if call is not None and call.arguments is not None:
-            sink = call.arguments.string_sink(terminal)
+            sink = call.arguments.run_sink(terminal)
             if sink is not None:
                 return sink
         handler = self._handlers.get(terminal)
         return handler if handler is not None else (lambda text: self.token(terminal, text))
+
+    def reacts_to(self, terminal: str) -> bool:
+        """Whether a token of ``terminal`` changes what the builder holds (a call, an argument)."""
+        return terminal in self._handlers or terminal in self._arguments.terminals
 
     @property
     def call_pending(self) -> bool:
@@ -169,7 +147,7 @@ class MessageBuilder:
             self.events.append(ContentDelta(text))
 
     def _on_call_open(self, text: str) -> None:
-        self._call = _Call(len(self._calls), text)
+        self._call = Call(len(self._calls), text)
 
     def _on_call_id(self, text: str) -> None:
         if self._call is not None:
@@ -184,14 +162,14 @@ class MessageBuilder:
         if self._call is not None and not self._call.started:
             self._call.name_parts.append(text)
 
-    def _reader(self, call: _Call, terminal: str, inserted: bool) -> ArgumentReader:
+    def _reader(self, call: Call, terminal: str, inserted: bool) -> ArgumentReader:
         """The call's argument reader; its first token starts the call (the name is complete)."""
         if call.arguments is None:
             context = ArgumentContext(
                 emitter=call.emitter, schema_of=lambda key: property_schema(call.parameters, key),
                 tool_names=self._tool_names, report=self._report,
-                delta=lambda fragment: self._delta(call, fragment), content=self._on_content,
-                limits=self.limits, stop=self._request_stop,
+                delta=self._delta_of(call), content=self._on_content,
+                limits=self.limits, stop=self._request_stop, string_sink=lambda: self._string_sink(call),
             )
             call.arguments = self._arguments(context)
             if not call.started:
@@ -199,12 +177,34 @@ class MessageBuilder:
             self._start(call)
         return call.arguments
 
-    def _delta(self, call: _Call, fragment: str) -> None:
+    def _delta(self, call: Call, fragment: str) -> None:
         if fragment:
             self.events.append(ToolCallDelta(call.index, fragment))
             call.size += len(fragment)
-            if call.size > self.limits.max_argument_chars and self.stop_request is None:
-                self._request_stop("too_large", f"arguments longer than {self.limits.max_argument_chars} characters")
+            if call.size > self.limits.max_argument_chars:
+                self._too_large()
+
+    def _delta_of(self, call: Call) -> Callable[[str], None]:
+        return lambda fragment: self._delta(call, fragment)
+
+    def _string_sink(self, call: Call) -> Callable[[str], None]:
+        """The hot path of streaming: more text of the call's open string value, as one delta
+        (every name it needs bound here, once per run; ``self.events`` is replaced at each
+        drain, so it is read at each call)."""
+        emitter, index, limit = call.emitter, call.index, self.limits.max_argument_chars
+
+        def sink(text: str) -> None:
+            fragment = emitter.string_chunk(text)
+            self.events.append(ToolCallDelta(index, fragment))
+            call.size += len(fragment)
+            if call.size > limit:
+                self._too_large()
+
+        return sink
+
+    def _too_large(self) -> None:
+        if self.stop_request is None:
+            self._request_stop("too_large", f"arguments longer than {self.limits.max_argument_chars} characters")
 
     def _request_stop(self, code: str, detail: str) -> None:
         self.stop_request = (code, detail)
@@ -220,7 +220,7 @@ class MessageBuilder:
         if self._call is not None:
             self._end_call(self._call, truncated=True, cut_off=False)
 
-    def _start(self, call: _Call) -> None:
+    def _start(self, call: Call) -> None:
         """The name is complete: announce the call (once)."""
         if call.started:
             return
@@ -235,7 +235,7 @@ class MessageBuilder:
         call.id = self._call_id(call)
         self.events.append(ToolCallStart(call.index, call.id, call.name))
 
-    def _call_id(self, call: _Call) -> str:
+    def _call_id(self, call: Call) -> str:
         written = "".join(call.id_parts).strip()
         if written in self._ids:
             self._report("repeated_call_id", f"call id {written!r} used twice; a new one is made")
@@ -248,7 +248,7 @@ class MessageBuilder:
         if self._call is not None:
             self._end_call(self._call, truncated=False)
 
-    def _end_call(self, call: _Call, truncated: bool, cut_off: bool = True) -> None:
+    def _end_call(self, call: Call, truncated: bool, cut_off: bool = True) -> None:
         """Finish the call: ``truncated`` (unfinished) calls are kept apart, never to be run;
         ``cut_off``: by the end of the output (else by a limit)."""
         self._start(call)
@@ -265,12 +265,3 @@ class MessageBuilder:
             self._calls.append(tool_call)
         self.events.append(ToolCallEnd(call.index, tool_call, complete=not truncated))
         self._call = None
-
-
-def _tool_names(tools: Sequence[Mapping[str, Any]]) -> list[str]:
-    names = []
-    for tool in tools:
-        function = tool.get("function", tool)
-        if isinstance(function, Mapping) and isinstance(function.get("name"), str):
-            names.append(function["name"])
-    return names

@@ -55,8 +55,12 @@ def _longest(candidates: list[Pattern], buffer: str) -> tuple[str, str] | None:
 
 
 def _could_grow(candidates: list[Pattern], buffer: str, best: tuple[str, str] | None) -> bool:
-    if best is not None and len(buffer) - len(best[1]) < _PATIENCE:
-        return True  # too close to the end of what arrived: more text may extend the match
+    if best is not None:
+        rest = buffer[len(best[1]) :]
+        if len(rest) < _PATIENCE or not rest.strip():
+            # Too close to the end of what arrived, or only white space after it (a key may hold
+            # inner spaces: `a b`): more text may extend the match. The buffer limit bounds this.
+            return True
     return any(
         p.literal is not None and len(p.literal) > len(buffer) and p.literal.startswith(buffer)
         for p in candidates

@@ -32,6 +32,9 @@ from codec.events import Event
 from codec.limits import DEFAULT_LIMITS, Limits
 from codec.models import AssistantMessage, Diagnostic
 
+CONTENT = "CONTENT"
+"""The free-text terminal of visible content (grammars/*.lark)."""
+
 PATTERN_BUFFER_LIMIT = 1024
 """Text held for pattern lexing before it must be decided (a header, never a payload)."""
 
@@ -62,6 +65,7 @@ class StreamParser:
         # The stack before a marker the repair inserted to open free text, while only that text
         # followed: a later marker the insertion made unacceptable may take it back.
         self._undo_insertion: Stack | None = None
+        self._stops = 0  # calls stopped at a limit, so a repair in progress can tell
         self._before_call: Stack | None = None  # the parser's stack before the open call's marker
         self._pending = ""  # text waiting for pattern lexing
         self._offset = self._line = self._line_start = 0
@@ -224,7 +228,11 @@ class StreamParser:
         if inserted is not None:
             shown = self._grammar.display(inserted)
             self._deviation("missing_marker", text, accepted, f"inserted {shown} before {text}")
+            stops = self._stops
             self._feed(inserted, "", inserted=True)
+            if self._stops != stops:  # the insertion ended the call at a limit: read the marker anew
+                self._marker(name, text)
+                return
             self._feed(name, text)
             return
         if self._abandon_call(text, accepted):
@@ -253,8 +261,12 @@ class StreamParser:
                 shown = self._grammar.display(inserted)
                 self._deviation("missing_marker", text, accepted, f"inserted {shown}")
                 self._feed(inserted, "", inserted=True)
+                free = self._free_text(self._accepts())
                 self._place(text, self._accepts())
-                self._undo_insertion = before
+                # Only an opener the builder ignores, before content: taking it back later
+                # changes nothing emitted (the text is content either way).
+                if free == CONTENT and not self._builder.reacts_to(inserted):
+                    self._undo_insertion = before
                 return
             self._deviation("unexpected_text", text, accepted, "kept as content")
         self._place(text, accepted)
@@ -343,6 +355,7 @@ class StreamParser:
         code, detail = self._builder.stop_request or ("limit", "")
         self._deviation(code, "", frozenset(), f"{detail}; the call stops here, the rest is content")
         self._builder.stop_call()
+        self._stops += 1
         if self._before_call is not None:
             self._lalr.restore(self._before_call)
             self._before_call = None

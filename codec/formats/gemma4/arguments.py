@@ -180,11 +180,10 @@ class GemmaArguments:
     def token(self, terminal: str, text: str, inserted: bool) -> None:
         self._values.token(terminal, text)
 
-    def string_sink(self, terminal: str) -> Callable[[str], None] | None:
+    def run_sink(self, terminal: str) -> Callable[[str], None] | None:
         if terminal != "STRING_TEXT" or not self._values.streaming:
             return None
-        emitter, delta = self._context.emitter, self._context.delta
-        return lambda text: delta(emitter.string_chunk(text))
+        return self._context.string_sink()
 
     def finish(self, truncated: bool) -> None:
         emitter = self._context.emitter

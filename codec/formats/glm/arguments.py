@@ -55,11 +55,12 @@ class KeyValueArguments:
         if handler is not None:
             handler(text)
 
-    def string_sink(self, terminal: str) -> Callable[[str], None] | None:
-        if terminal != "ARG_VALUE" or self._value_parts is not None or not self._emitter.in_string:
+    def run_sink(self, terminal: str) -> Callable[[str], None] | None:
+        if terminal != "ARG_VALUE":
             return None
-        emitter, delta = self._emitter, self._context.delta
-        return lambda text: delta(emitter.string_chunk(text))
+        if self._value_parts is not None:  # a value typed when complete: gather its text
+            return self._value_parts.append
+        return self._context.string_sink() if self._emitter.in_string else None
 
     def finish(self, truncated: bool) -> None:
         if truncated:

@@ -21,6 +21,7 @@ class JsonArguments:
     def __init__(self, context: ArgumentContext) -> None:
         self._context = context
         self._json: JsonArgumentsStream | None = None
+        self._rejecting = False
 
     def name(self, written: str, terminal: str, inserted: bool) -> str:
         return written
@@ -33,8 +34,11 @@ class JsonArguments:
         elif self._json is not None:
             self._feed(self._json, text)
 
-    def string_sink(self, terminal: str) -> Callable[[str], None] | None:
-        return None  # JSON text needs the tokenizer: escapes decode across chunks
+    def run_sink(self, terminal: str) -> Callable[[str], None] | None:
+        if terminal != "ARGS_JSON" or self._json is None:
+            return None
+        stream = self._json  # JSON text always goes through the tokenizer: escapes span chunks
+        return lambda text: self._feed(stream, text)
 
     def finish(self, truncated: bool) -> None:
         if self._json is None:
@@ -60,5 +64,7 @@ class JsonArguments:
             self._context.content(rejected)
             self._context.stop("too_deep", f"arguments nested deeper than {self._context.limits.max_depth}")
         elif rejected:
-            self._context.report("invalid_arguments", "arguments text that is not JSON is kept as content")
+            if not self._rejecting:  # one diagnostic for the whole rejected rest, however chunked
+                self._context.report("invalid_arguments", "arguments text that is not JSON is kept as content")
+                self._rejecting = True
             self._context.content(rejected)
