@@ -17,6 +17,7 @@ from codec.errors import ParseError, RenderError, describe
 from codec.limits import DEFAULT_LIMITS, Limits
 from codec.models import AssistantMessage, Conversation, to_messages
 from codec.registry import FormatSpec
+from codec.render.call import render_time, template_source
 from codec.render.renderer import Renderer
 
 Tools = Sequence[Mapping[str, Any]] | None
@@ -263,12 +264,9 @@ class Codec:
 
 def as_datetime(now: datetime | date | str | None) -> datetime | None:
     """``now`` as a datetime: a date means its midnight, a string is ISO 8601 (the form
-    ``Conversation.options["now"]`` holds when a prompt shows its date)."""
-    if now is None or isinstance(now, datetime):
-        return now
-    if isinstance(now, str):
-        return datetime.fromisoformat(now)
-    return datetime(now.year, now.month, now.day)
+    ``Conversation.options["now"]`` holds when a prompt shows its date); anything else is a
+    ``RenderError`` saying what ``now`` takes."""
+    return render_time(now)
 
 
 def explain_losses(name: str | Codec, messages: Sequence[Any], **arguments: Any) -> list[_canonical.Loss]:
@@ -284,7 +282,4 @@ def load(name: str, *, template: str | Path | None = None) -> Codec:
     ``template`` pairs your own chat template (text, or a path to a ``.jinja`` file) with the
     format's grammar; it always runs in Jinja's sandbox.
     """
-    spec = registry.find(name)
-    if isinstance(template, Path):
-        template = template.read_text(encoding="utf-8")
-    return Codec(spec, template)
+    return Codec(registry.find(name), template_source(template))

@@ -186,16 +186,20 @@ def unregister(name: str) -> None:
 
 
 def find(name: str) -> FormatSpec:
-    """The format for a format name or a model id; ``UnknownFormatError`` with close matches."""
+    """The format for a format name or a model id, in any case; ``UnknownFormatError`` with
+    close matches (found in any case too)."""
+    if not isinstance(name, str):
+        raise UnknownFormatError(name, [], formats())
     if name in FORMATS:
         return FORMATS[name]
     lowered = name.lower()
     for spec in FORMATS.values():
-        if lowered in (model_id.lower() for model_id in spec.model_ids):
+        if lowered == spec.name.lower() or lowered in (model_id.lower() for model_id in spec.model_ids):
             return spec
     for spec in FORMATS.values():
         if spec.model_ids and spec.model_family in lowered:
             return spec
     known = formats() + [model_id for spec in FORMATS.values() for model_id in spec.model_ids]
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
-    raise UnknownFormatError(name, close, formats())
+    by_lower = {entry.lower(): entry for entry in reversed(known)}  # the first spelling wins
+    close = difflib.get_close_matches(lowered, list(by_lower), n=3, cutoff=0.5)
+    raise UnknownFormatError(name, [by_lower[match] for match in close], formats())

@@ -17,8 +17,12 @@ from typing import Any, ClassVar, Protocol
 from codec.arguments.emitter import ArgumentsEmitter
 from codec.limits import Limits
 
-Report = Callable[[str, str], None]
-"""``report(code, detail)``: a repaired deviation (a diagnostic, or an error when strict)."""
+class Report(Protocol):
+    """``report(code, detail, at=0)``: a repaired deviation (a diagnostic, or an error when
+    strict); ``at``: where, in characters from the start of the piece of text being read (so
+    the offset does not depend on how the text was chunked)."""
+
+    def __call__(self, code: str, detail: str, at: int = 0) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)

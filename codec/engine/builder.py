@@ -147,7 +147,7 @@ class MessageBuilder:
             self.events.append(ContentDelta(text))
 
     def _on_call_open(self, text: str) -> None:
-        self._call = Call(len(self._calls), text)
+        self._call = Call(len(self._calls) + len(self._incomplete), text)  # every announced call
 
     def _on_call_id(self, text: str) -> None:
         if self._call is not None:

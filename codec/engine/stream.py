@@ -378,19 +378,25 @@ class StreamParser:
             self._line += text.count("\n")
             self._line_start = self._offset - (len(text) - newline - 1)
 
-    def _deviation(self, code: str, found: str, accepted: frozenset[str], repair: str) -> None:
+    def _deviation(
+        self, code: str, found: str, accepted: frozenset[str], repair: str, at: int = 0
+    ) -> None:
+        """Report a deviation at the current offset (``at``: that many characters from it,
+        for one found inside a piece of text already being fed)."""
+        offset = max(self._offset + at, 0)
         if self._strict:
             expected = tuple(sorted(self._grammar.display(name) for name in accepted))
             raise ParseError(
-                code, offset=self._offset, line=self._line + 1,
-                column=self._offset - self._line_start + 1, found=found, expected=expected,
+                code, offset=offset, line=self._line + 1,
+                column=max(offset - self._line_start, 0) + 1, found=found, expected=expected,
                 partial=self._builder.message(), detail=f"(lenient parsing would have: {repair})",
             )
-        self.diagnostics.append(Diagnostic(code, self._offset, f"{repair} ({found!r})" if found else repair))
+        self.diagnostics.append(Diagnostic(code, offset, f"{repair} ({found!r})" if found else repair))
 
-    def _repaired(self, code: str, detail: str) -> None:
-        """A deviation the builder found (a repeated id, a duplicate key, ...)."""
-        self._deviation(code, "", frozenset(), detail)
+    def _repaired(self, code: str, detail: str, at: int = 0) -> None:
+        """A deviation the builder or an argument reader found (a repeated id, a duplicate key,
+        text that is not JSON ``at`` characters into the piece being fed, ...)."""
+        self._deviation(code, "", frozenset(), detail, at)
 
     def _bad_rule(self, rule: str) -> None:
         """A ``bad_*`` rule (a malformed variant the grammar accepts) was reduced."""

@@ -8,7 +8,8 @@ with two changes that do not alter output: ``strftime_now`` reads the ``now`` gi
 (passed per render, since compiled templates are shared), and the templates bundled with codec —
 trusted code — run in a plain ``Environment`` with faster attribute lookups and calls (about
 2-6x faster than the sandbox; the render-parity tests hold it to byte-identical output). A
-user's template always runs in ``ImmutableSandboxedEnvironment``.
+user's template always runs in ``ImmutableSandboxedEnvironment``, on a budget
+(``codec.render.sandbox``).
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ import jinja2.ext
 import jinja2.meta
 import jinja2.nodes
 import jinja2.runtime
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from codec.errors import RenderError
+from codec.render.sandbox import StrictSandbox
 
 # What jinja's own analysis cannot see as a variable: the names render passes to every template.
 RENDER_NAMES = frozenset(
@@ -170,23 +171,18 @@ def _configure(env: jinja2.Environment) -> jinja2.Environment:
     return env
 
 
-class StrictSandbox(ImmutableSandboxedEnvironment):
-    """Jinja's immutable sandbox, where reaching for an unsafe attribute (``__class__``,
-    ``__globals__``, ``_private``) raises at once instead of quietly printing nothing: a
-    template that tries to escape is refused, not half-rendered."""
-
-    def unsafe_undefined(self, obj: Any, attribute: str) -> jinja2.Undefined:
-        """Refuse the access (Jinja would return an undefined that prints as nothing)."""
-        raise jinja2.exceptions.SecurityError(
-            f"access to attribute {attribute!r} of {type(obj).__name__!r} object is unsafe"
-        )
-
-
 @lru_cache(maxsize=64)
 def compile_template(source: str, trusted: bool) -> jinja2.Template:
     """``source`` compiled once per (source, trusted); a syntax error is a ``RenderError``."""
     env, ast = _parsed(source, trusted)
-    return env.template_class.from_code(env, env.compile(ast), env.make_globals(None), None)
+    try:
+        code = env.compile(ast)
+    except (RecursionError, SyntaxError):  # Jinja's compiler recurses once per level of nested
+        raise RenderError(_TOO_DEEP) from None  # blocks; Python's own caps the code's nesting
+    return env.template_class.from_code(env, code, env.make_globals(None), None)
+
+
+_TOO_DEEP = "the chat template nests its blocks or expressions too deeply to compile"
 
 
 @lru_cache(maxsize=64)
@@ -198,12 +194,16 @@ def _parsed(source: str, trusted: bool) -> tuple[jinja2.Environment, jinja2.node
         trim_blocks=True, lstrip_blocks=True, extensions=[GenerationBlock, jinja2.ext.loopcontrols]
     )
     _configure(env)
+    if isinstance(env, StrictSandbox):
+        env.budget_filters()
     try:
         return env, env.parse(source)
     except jinja2.TemplateSyntaxError as error:
         raise RenderError(
             f"the chat template does not compile: {error.message}, line {error.lineno}"
         ) from None
+    except RecursionError:  # Jinja's parser recurses once per level of nesting
+        raise RenderError(_TOO_DEEP) from None
 
 
 @lru_cache(maxsize=64)

@@ -3,13 +3,15 @@
 The steps, each of which can refuse the input with a ``RenderError``::
 
     messages ──► models.to_messages (validate) ──► to_template() dicts ──► special-token checks
-    tools ─────► mappings, plain JSON ─────────────────────────────────► special-token checks
-    options ───► only the variables the template reads
-                 └──► Jinja (codec.render.environment) ──► prompt
+    tools ─────► mappings, JSON values, bounded depth ───────────────────► special-token checks
+    options ───► only the variables the template reads, JSON values ─────► special-token checks
+                 └──► Jinja (codec.render.environment; a user's template on a budget) ──► prompt
 
 What the template is given matches apply_chat_template: messages with ``None`` keys dropped,
 arguments as mappings, reasoning under ``reasoning_content``, ``reasoning`` and ``thinking``; the
 tools as given; ``bos_token``/``eos_token`` when the format has them; the options as keywords.
+
+When the template fails, the error names the message it was reading (``codec.render.tracking``).
 """
 
 from __future__ import annotations
@@ -22,16 +24,20 @@ from typing import Any
 import jinja2
 
 from codec.errors import RenderError
+from codec.models import AnyMessage
 from codec.registry import FormatSpec
+from codec.render import budget
 from codec.render.environment import compile_template, strftime_now, template_variables
 from codec.render.template_input import (
     TextRules,
     check_messages,
+    check_options,
     check_tools,
-    plain,
     template_messages,
+    template_options,
     template_tools,
 )
+from codec.render.tracking import Reads, failing_read
 
 # generation_prompt renders this one-message conversation with and without the prompt; the date
 # is fixed so that Solar's strftime_now prints the same text in both.
@@ -87,14 +93,18 @@ class Renderer:
         self.check_options(options)
         models, message_dicts = template_messages(messages)
         tool_dicts = template_tools(tools)
+        option_values = template_options(options)
         check_messages(
             models, message_dicts, self._rules, allow_special_tokens=allow_special_tokens
         )
         if tool_dicts:
             check_tools(tool_dicts, self._rules, allow_special_tokens=allow_special_tokens)
+        if option_values:
+            check_options(option_values, self._rules, allow_special_tokens=allow_special_tokens)
+        self._check_content(models)
         context = {
             **self._special_tokens,
-            **plain(dict(options)),
+            **option_values,
             "messages": message_dicts,
             "tools": tool_dicts,
             "documents": None,
@@ -137,27 +147,61 @@ class Renderer:
             options=options,
         )
 
+    def _check_content(self, models: Sequence[AnyMessage]) -> None:
+        """A list of content parts, refused up front where the bundled template can only join
+        strings (Solar's ``+`` would fail with a TypeError about str and list)."""
+        if not (self._trusted and self.spec.string_content_only):
+            return
+        for index, model in enumerate(models):
+            if isinstance(getattr(model, "content", None), tuple):
+                raise RenderError(
+                    f"the {self.spec.name!r} template renders only text content, but "
+                    f"messages[{index}].content is a list of parts; join its text into one string",
+                    message_index=index,
+                )
+
     def _run(self, context: dict[str, Any]) -> str:
         try:
-            return self._template.render(context)
+            return self._render(context)
+        except budget.BudgetExceeded:
+            raise
         except Exception as error:  # the template is code from outside: anything can escape it
             raise self._template_error(error, context) from None
 
+    def _render(self, context: dict[str, Any]) -> str:
+        """One render: a user's template on a budget sized to the conversation."""
+        if self._trusted:
+            return self._template.render(context)
+        size = len(context["messages"]) + len(context["tools"] or ())
+        token = budget.spending(budget.Budget.for_input(size))
+        try:
+            return self._template.render(context)
+        finally:
+            budget.restore(token)
+
     def _template_error(self, error: Exception, context: dict[str, Any]) -> RenderError:
+        """The error, naming what the template was reading when it failed (one more render)."""
+        reads = failing_read(self._render, context)
         if type(error) is jinja2.TemplateError:  # the template's own raise_exception(...)
             text = f"the chat template refused the input: {error}"
         else:
-            text = f"the chat template failed: {type(error).__name__}: {error}"
-        return RenderError(text, message_index=self._failing_message(context))
+            text = f"the chat template failed: {type(error).__name__}: {_explained(error, reads)}"
+        return RenderError(text, message_index=reads.message_index)
 
-    def _failing_message(self, context: dict[str, Any]) -> int | None:
-        """The message whose addition makes the template fail: the shortest failing prefix.
-        ``None`` when the template fails without any message (the tools or options are at
-        fault) or only with all of them."""
-        messages = context["messages"]
-        for end in range(len(messages) + 1):
-            try:
-                self._template.render({**context, "messages": messages[:end]})
-            except Exception:  # any failure marks the prefix, as in _run
-                return end - 1 if end else None
-        return None
+
+def _explained(error: Exception, reads: Reads) -> str:
+    """Jinja's text for a missing key (``'dict object' has no attribute 'id'``) or a use of
+    one (``Object of type Undefined is not JSON serializable``) said in words: which message
+    or tool has no such key. Any other error as it is, with the tool being read, if any."""
+    text = str(error)
+    missing = None
+    if isinstance(error, jinja2.UndefinedError):
+        name = text.rpartition(" has no attribute ")[2].strip("'\"") if " has no attribute " in text else None
+        missing = reads.missing.get(name) if name else None
+    elif "Undefined" in text:
+        missing = reads.last_missing
+    if missing is not None:
+        return f"{missing}, which the template reads ({text})"
+    if reads.owner is not None and reads.message_index is None:
+        return f"{text} (while reading {reads.path})"
+    return text

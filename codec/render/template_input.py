@@ -3,12 +3,15 @@
 Templates read messages in the OpenAI shape with ``None`` keys left out, arguments as mappings
 and reasoning under every name templates use — what ``apply_chat_template`` hands them. Like
 transformers, everything the template sees is rebuilt from plain JSON types first, so no caller
-object (an image, an array) reaches the template's sandbox.
+object (an image, an array) reaches the template's sandbox; unlike it, a value that is not JSON
+where the template prints values (arguments, tools, options) is refused, not printed as a
+``"<TypeName>"`` placeholder (``codec.render.values``).
 
-The checks: a special token inside any text the caller gave would be read back as structure, so
-it is refused (``allow_special_tokens`` overrides). A format whose strings are quoted by a special
-token (Gemma's ``<|"|>``) cannot hold that token inside a quoted string at all: that is refused
-always. Marker strings come from the format's grammar, never from this file.
+The checks: a special token inside any text the caller gave — messages, tools, option values —
+would be read back as structure, so it is refused (``allow_special_tokens`` overrides; the
+model's own parsed reply is not checked). A format whose strings are quoted by a special token
+(Gemma's ``<|"|>``) cannot hold that token inside a quoted string at all: that is refused always.
+Marker strings come from the format's grammar, never from this file.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from typing import Any, NamedTuple
 from codec.engine.grammar import compiled
 from codec.errors import RenderError, describe
 from codec.models import AnyMessage, AssistantMessage, Content, TextPart, ToolMessage, to_messages
+from codec.render.values import json_value, strings, strings_with_paths
+from codec.render.values import plain as plain  # imported from here by older code
 
 # Grammar terminal names (see grammars/*.lark) with a meaning for rendering.
 _THINK_OPEN, _THINK_CLOSE, _QUOTE = "THINK_OPEN", "THINK_CLOSE", "QUOTE"
@@ -68,10 +73,10 @@ def template_messages(messages: Sequence[Any]) -> tuple[list[AnyMessage], list[d
     if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence):
         raise RenderError(f"messages must be a list of messages, got {type(messages).__name__}")
     models = to_messages(messages)
-    return models, [_template_dict(model) for model in models]
+    return models, [_template_dict(model, index) for index, model in enumerate(models)]
 
 
-def _template_dict(model: AnyMessage) -> dict[str, Any]:
+def _template_dict(model: AnyMessage, index: int) -> dict[str, Any]:
     # Validation left every field a plain str except what it holds as `Any`: the arguments and
     # the payloads of media parts. Only those need rebuilding.
     message = model.to_template()
@@ -80,8 +85,9 @@ def _template_dict(model: AnyMessage) -> dict[str, Any]:
         message["content"] = [part if part["type"] == "text" else plain(part) for part in content]
     if not isinstance(model, AssistantMessage):
         return message
-    for call in message.get("tool_calls", ()):
-        call["function"]["arguments"] = plain(call["function"]["arguments"])
+    for number, call in enumerate(message.get("tool_calls", ())):
+        where = f"messages[{index}].tool_calls[{number}].function.arguments"
+        call["function"]["arguments"] = json_value(call["function"]["arguments"], where, index)
     if model.reasoning is not None:
         message = {"thinking": model.reasoning, **message}
     return message
@@ -89,7 +95,7 @@ def _template_dict(model: AnyMessage) -> dict[str, Any]:
 
 def template_tools(tools: Any) -> list[dict[str, Any]] | None:
     """The tools as plain dicts in their given key order; ``RenderError`` unless each is a
-    mapping."""
+    mapping of JSON values."""
     if tools is None:
         return None
     if isinstance(tools, (str, bytes, Mapping)) or not isinstance(tools, Sequence):
@@ -97,34 +103,12 @@ def template_tools(tools: Any) -> list[dict[str, Any]] | None:
     for index, tool in enumerate(tools):
         if not isinstance(tool, Mapping):
             raise RenderError(f"tools[{index}] must be a JSON-schema object, got {describe(tool)}")
-    return [plain(tool) for tool in tools]
+    return [json_value(tool, f"tools[{index}]") for index, tool in enumerate(tools)]
 
 
-def plain(value: Any) -> Any:
-    """``value`` rebuilt from JSON types; any other object becomes a ``"<TypeName>"`` placeholder
-    (as transformers does: templates only test media keys, never read them)."""
-    kind = type(value)
-    if value is None or kind in (str, int, float, bool):
-        return value
-    if isinstance(value, Mapping):
-        return {plain(key): plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        items = [plain(item) for item in value]
-        return items if isinstance(value, list) else tuple(items)
-    for base in (str, int, float):
-        if isinstance(value, base):
-            # Subclasses (enums, numpy floats) carry methods a sandbox does not know: keep the
-            # base value, as the base type prints it (`str(StrEnum.A)` would say "StrEnum.A").
-            return getattr(base, f"__{base.__name__}__")(value)
-    if any(cls.__name__ == "generic" and cls.__module__ == "numpy" for cls in kind.__mro__):
-        return plain(value.item())  # a numpy scalar, without importing numpy
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {
-            field.name: plain(getattr(value, field.name)) for field in dataclasses.fields(value)
-        }
-    if callable(getattr(value, "model_dump", None)):
-        return plain(value.model_dump())
-    return f"<{kind.__name__}>"
+def template_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options as the template reads them: JSON values, ``RenderError`` naming any other."""
+    return {name: json_value(value, f"option {name}") for name, value in options.items()}
 
 
 def check_messages(
@@ -138,13 +122,28 @@ def check_messages(
 
     ``template_input`` is what ``template_messages`` made of ``messages``: one search over all
     of it finds whether there is anything to report, and only then are the messages walked
-    field by field to say where.
+    field by field to say where. A reply ``parse`` returned, unchanged, is the model's own
+    output: its text is not checked for special tokens (see ``from_the_model``).
     """
     if not _suspect(template_input, rules, allow_special_tokens):
         return
     for index, message in enumerate(messages):
+        allow = allow_special_tokens or from_the_model(message)
         for text in _message_texts(message, rules):
-            _check_text(text, rules, allow_special_tokens, index)
+            _check_text(text, rules, allow, index)
+
+
+def from_the_model(message: AnyMessage) -> bool:
+    """Whether ``message`` is a reply ``parse`` returned, unchanged since
+    (``AssistantMessage.is_model_output``).
+
+    Its text was the model's own output, already in the model's context when it wrote it, so
+    rendering it back as history forges nothing: a reply cut off inside ``<tool_call>get_wea``
+    renders back as it came. Only the parser can mark a message so — a dict or a message built
+    by the caller is never marked — and any change to the message drops the mark, so user, tool
+    and system text, and whatever the caller writes into a reply, stay checked.
+    """
+    return isinstance(message, AssistantMessage) and getattr(message, "is_model_output", False) is True
 
 
 def check_tools(
@@ -154,30 +153,28 @@ def check_tools(
     Gemma's declaration syntax)."""
     if not _suspect(tools, rules, allow_special_tokens):
         return
-    for field, text in _json_strings(tools, "tools"):
+    for field, text in strings_with_paths(tools, "tools"):
         _check_text(_Text(field, text, True, 0), rules, allow_special_tokens, None)
+
+
+def check_options(options: Mapping[str, Any], rules: TextRules, *, allow_special_tokens: bool) -> None:
+    """A special token in any string of an option value (keys included) is refused too: Solar
+    prints ``response_format`` as JSON into its system prompt."""
+    if allow_special_tokens or rules.special is None:
+        return
+    if not rules.special.search("\0".join(strings(options))):
+        return
+    for name, value in options.items():
+        for field, text in strings_with_paths(value, f"option {name}"):
+            _check_text(_Text(field, text, False, 0), rules, False, None)
 
 
 def _suspect(value: Any, rules: TextRules, allow_special: bool) -> bool:
     """Whether any string in ``value`` (keys included) holds a special token or the quote."""
-    strings: list[str] = []
-    _collect_strings(value, strings)
-    joined = "\0".join(strings)  # no token holds NUL, so no match can span two strings
+    joined = "\0".join(strings(value))  # no token holds NUL, so no match can span two strings
     if rules.quote is not None and rules.quote in joined:
         return True
     return not allow_special and rules.special is not None and bool(rules.special.search(joined))
-
-
-def _collect_strings(value: Any, out: list[str]) -> None:
-    if isinstance(value, str):
-        out.append(value)
-    elif isinstance(value, Mapping):
-        for key, item in value.items():
-            _collect_strings(key, out)
-            _collect_strings(item, out)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            _collect_strings(item, out)
 
 
 def split_think(content: str, think: tuple[str, str]) -> tuple[int, int, int] | None:
@@ -252,7 +249,7 @@ def _assistant_texts(message: AssistantMessage, rules: TextRules) -> Iterator[_T
         if call.id is not None:
             yield _Text(f"{where}.id", call.id, False, 0)
         yield _Text(f"{where}.function.name", call.name, False, 0)
-        for field, text in _json_strings(call.arguments, f"{where}.function.arguments"):
+        for field, text in strings_with_paths(call.arguments, f"{where}.function.arguments"):
             yield _Text(field, text, True, 0)
 
 
@@ -263,17 +260,3 @@ def _content_texts(content: Content | None, quoted: bool) -> Iterator[_Text]:
         for number, part in enumerate(content):
             if isinstance(part, TextPart):  # media parts render as placeholders only
                 yield _Text(f"content[{number}].text", part.text, quoted, 0)
-
-
-def _json_strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
-    """Every string in a JSON value, keys included, with its path."""
-    if isinstance(value, str):
-        yield path, value
-    elif isinstance(value, Mapping):
-        for key, item in value.items():
-            if isinstance(key, str):
-                yield f"{path} key {describe(key)}", key
-            yield from _json_strings(item, f"{path}.{key}")
-    elif isinstance(value, (list, tuple)):
-        for number, item in enumerate(value):
-            yield from _json_strings(item, f"{path}[{number}]")

@@ -106,7 +106,7 @@ class KeyValueArguments:
             text = "".join(self._value_parts)
             if nesting_depth(text) > self._context.limits.max_depth:
                 self._value_parts = None
-                self._context.content(text)
+                self._context.content(self._key + text)  # the key was never emitted: it goes too
                 self._context.stop("too_deep", f"a value nested deeper than {self._context.limits.max_depth}")
                 return
             self._context.delta(self._emitter.value_complete(type_text(text, self._value_schema)))

@@ -65,6 +65,7 @@ class JsonArguments:
             self._context.stop("too_deep", f"arguments nested deeper than {self._context.limits.max_depth}")
         elif rejected:
             if not self._rejecting:  # one diagnostic for the whole rejected rest, however chunked
-                self._context.report("invalid_arguments", "arguments text that is not JSON is kept as content")
+                at = len(text) - len(rejected)  # where the rejected text starts (earlier chunks: < 0)
+                self._context.report("invalid_arguments", "arguments text that is not JSON is kept as content", at)
                 self._rejecting = True
             self._context.content(rejected)
