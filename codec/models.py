@@ -25,7 +25,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from codec._nesting import MAX_VALUE_DEPTH, deeper_than
 from codec.errors import RenderError
@@ -197,6 +206,15 @@ class AssistantMessage(_Frozen):
     truncated_call: ToolCall | None = Field(default=None, exclude=True, repr=False)
     incomplete_calls: tuple[ToolCall, ...] = Field(default=(), exclude=True, repr=False)
     diagnostics: tuple[Diagnostic, ...] = Field(default=(), exclude=True, repr=False)
+
+    _parsed: tuple[Any, ...] | None = PrivateAttr(default=None)
+
+    @property
+    def is_model_output(self) -> bool:
+        """Whether this is a reply ``parse``/``stream`` returned, unchanged since: ``render``
+        passes its text back unchecked (it was already in the model's context, so it forges
+        nothing). A message built or changed by the caller is checked like any other."""
+        return self._parsed is not None and self._parsed == self._message_fields()
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, AssistantMessage):

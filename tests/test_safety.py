@@ -340,3 +340,11 @@ def test_cli_deep_input_gets_no_traceback(tmp_path: Any) -> None:
     status, out, err = _cli("parse", "-f", "gemma4", str(completion))
     assert status == 0 and "Traceback" not in err
     assert json.loads(out)["content"].endswith("Done.")
+
+
+def test_solar_arguments_nested_1000_deep_parse_and_go_to_the_wire() -> None:
+    reply = codec.load("solar-open").parse(_deep("solar-open", 1_000))
+    wire = reply.to_openai()  # 0.1.0 parsed it, then to_openai() raised RecursionError
+    assert wire["content"].startswith("[") and wire["content"].endswith("Done.")
+    stopped = reply.incomplete_calls[0].to_openai()["function"]["arguments"]
+    assert stopped == '{"a": ' + "[" * 64 + "]" * 64 + "}"  # what arrived within the limit

@@ -126,7 +126,7 @@ class MessageBuilder:
         finish: FinishReason | None = None
         if ended:
             finish = "length" if self.cut_off else "tool_calls" if self._calls else "stop"
-        return AssistantMessage(
+        message = AssistantMessage(
             content="".join(self._content) or None,
             reasoning="".join(self._reasoning) or None,
             tool_calls=tuple(self._calls),
@@ -135,6 +135,8 @@ class MessageBuilder:
             incomplete_calls=tuple(self._incomplete),
             diagnostics=diagnostics,
         )
+        message._parsed = message._message_fields()  # the model's own output (is_model_output)
+        return message
 
     def _on_reasoning(self, text: str) -> None:
         if text:

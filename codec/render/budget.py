@@ -17,8 +17,8 @@ and going over any of its limits stops the render with a ``RenderError`` naming 
 Operations whose result can be far larger than their operands (repetition, powers, padding,
 ``replace``, ``join``, formatting, turning a list that repeats one long string into text) are
 estimated before they run (``codec.render.amplifiers``); everything else is measured after.
-Each step (an iteration, a call) can still cost time in proportion to the largest value it
-touches, so a render's time is bounded by the budgets and the size of the input.
+A step can still cost time in proportion to the largest value it touches (comparing two long
+strings, say), so a render's time is bounded by the budgets times the size of the input.
 
 The limits are far above what real templates use: every bundled template, run as a user's
 template, renders a 3,200-message conversation within them. codec's own templates run without a
@@ -45,7 +45,7 @@ MAX_BUILT_CHARS = 500_000_000
 of nested macros counts at each level, and a list as one character per item)."""
 
 MAX_LOOP_ITERATIONS = 1_000_000
-"""Loop iterations in one render, every loop counted (about 0.1 s of empty loops). A long
+"""Loop iterations in one render, every loop counted (about 0.3 s of empty loops). A long
 conversation raises it to the square of its length (``Budget.for_input``): Gemma's template
 looks at every later message from each message, 5 million iterations for 3,200 messages."""
 
@@ -59,8 +59,8 @@ MAX_STEPS = 5_000_000
 """Template nodes run in one render, counted by body: each loop iteration and each macro call
 spends the size of its body (its nodes, nested ones included). Counting iterations alone would
 let a loop with a large body run a million times over; this bounds the work (at 0.1 to 0.3 µs
-a node, about a second). A long conversation raises it to ``STEPS_PER_PAIR`` times the square of its
-length."""
+a node, about a second). A long conversation raises it to ``STEPS_PER_PAIR`` times the square
+of its length."""
 
 STEPS_PER_PAIR = 100
 """Steps a long conversation allows per pair of messages: Gemma's template, the costliest
@@ -140,12 +140,10 @@ class Budget:
 
     def charge(self, value: _T, what: str = "a value the template builds") -> _T:
         """Count what the template built: ``value``'s length (a number: its digits)."""
-        kind = type(value)
-        if kind is int:
-            self.digits(value.bit_length() * _DIGITS_PER_BIT, what)  # type: ignore[attr-defined]
-            return value
-        if kind in (str, list, tuple, dict) or isinstance(value, (str, list, tuple, Mapping)):
-            size = len(value)  # type: ignore[arg-type]
+        if isinstance(value, int) and not isinstance(value, bool):
+            self.digits(value.bit_length() * _DIGITS_PER_BIT, what)
+        elif isinstance(value, (str, list, tuple, Mapping)):
+            size = len(value)
             if size > MAX_OUTPUT_CHARS:
                 raise _exceeded(f"{what} has {size:,} characters, over {MAX_OUTPUT_CHARS:,}", "MAX_OUTPUT_CHARS")
             self._spend(size)

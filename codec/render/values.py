@@ -60,6 +60,10 @@ def json_value(value: Any, where: str, message_index: int | None = None) -> Any:
     return _rebuild(value, (where,), message_index, placeholders=False)
 
 
+class _Refused(Exception):
+    """A value the template cannot be given; the text says which and why."""
+
+
 class _InProgress(list[Any]):
     """A tuple's copy while its items are filled in (tuples stay tuples, as in transformers)."""
 
@@ -77,7 +81,7 @@ def _rebuild(value: Any, root: _Where, message_index: int | None, *, placeholder
             copy = target[slot] = _copy(item, where, depth, stack, placeholders)
             if type(copy) is _InProgress:
                 tuples.append((target, slot))
-    except ValueError as error:
+    except _Refused as error:
         raise RenderError(str(error), message_index=message_index) from None
     for target, slot in reversed(tuples):
         target[slot] = tuple(target[slot])
@@ -90,13 +94,13 @@ _Task = tuple[Any, Any, Any, _Where, int]
 
 def _copy(item: Any, where: _Where, depth: int, stack: list[_Task], placeholders: bool) -> Any:
     """``item`` as the template gets it: a scalar, or a copy of a container whose children are
-    pushed onto ``stack`` (``ValueError`` with the error text when it cannot be given)."""
+    pushed onto ``stack`` (``_Refused`` when it cannot be given)."""
     kind = type(item)
     if kind in _SCALARS:
         return item
     if isinstance(item, (Mapping, list, tuple)):
         if depth >= MAX_DEPTH:
-            raise ValueError(
+            raise _Refused(
                 f"{where_text(where)} nests deeper than {MAX_DEPTH} levels of lists and objects, "
                 "the most a template is given (codec.render.values.MAX_DEPTH)"
             )
@@ -109,7 +113,7 @@ def _copy(item: Any, where: _Where, depth: int, stack: list[_Task], placeholders
         return _copy(converted, where, depth, stack, placeholders)  # once: the result is plain
     if placeholders:
         return f"<{kind.__name__}>"
-    raise ValueError(
+    raise _Refused(
         f"{where_text(where)} is {describe(item)} ({kind.__name__}), not a JSON value; convert it "
         "(a date to an ISO 8601 string, a set to a list, ...) before rendering"
     )
@@ -168,7 +172,7 @@ def _key(key: Any, where: _Where, placeholders: bool) -> Any:
     base = _base_value(key)
     if type(base) in _SCALARS:
         return base
-    raise ValueError(
+    raise _Refused(
         f"{where_text(where)} has the key {describe(key)} ({type(key).__name__}), which is not "
         "a JSON object key; use a string"
     )

@@ -24,7 +24,7 @@ from codec.models import (
     UserMessage,
     content_to_openai,
 )
-from codec.render.template_input import plain
+from codec.render.values import plain
 
 if TYPE_CHECKING:
     from codec.registry import FormatSpec
