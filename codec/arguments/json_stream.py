@@ -93,6 +93,9 @@ class JsonArgumentsStream:
         self.examined = 0
         self.unconsumed = ""
         self.dropped: list[str] = []  # the text of each duplicate member whose value was left out
+        # where each dropped text starts, in characters from the start of the text fed last
+        # (negative: it began in an earlier chunk), so its diagnostic points at it however chunked
+        self.dropped_at: list[int] = []
 
     def feed(self, text: str) -> tuple[str, str]:
         """``(JSON fragment, rejected text)`` for the next piece of the arguments text."""
@@ -301,7 +304,9 @@ class JsonArgumentsStream:
         self._state = _State.AFTER_VALUE
         if self._skip == len(self._stack):
             self._skip = 0
-            self.dropped.append("".join(self._held) + self._text[self._mark : position])
+            dropped = "".join(self._held) + self._text[self._mark : position]
+            self.dropped.append(dropped)
+            self.dropped_at.append(position - len(dropped))
             self._reflect(position)
 
 

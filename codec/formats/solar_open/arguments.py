@@ -56,10 +56,11 @@ class JsonArguments:
     def _feed(self, stream: JsonArgumentsStream, text: str) -> None:
         fragment, rejected = stream.feed(text)
         self._context.delta(fragment)
-        for dropped in stream.dropped:
-            self._context.report("duplicate_key", "an argument given twice; the first is kept")
+        for dropped, at in zip(stream.dropped, stream.dropped_at, strict=True):
+            self._context.report("duplicate_key", "an argument given twice; the first is kept", at)
             self._context.content(dropped)
         stream.dropped.clear()
+        stream.dropped_at.clear()
         if rejected and stream.too_deep:
             self._context.content(rejected)
             self._context.stop("too_deep", f"arguments nested deeper than {self._context.limits.max_depth}")
