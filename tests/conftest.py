@@ -1,28 +1,55 @@
-"""Hypothesis profiles, chosen with the HYPOTHESIS_PROFILE environment variable.
+"""Hypothesis profiles, and the throw-away format of the new-format checklist.
+
+Profiles, chosen with the HYPOTHESIS_PROFILE environment variable:
 
 - ``default``: fast, for the edit-test loop;
 - ``ci``: derandomized (the same examples every run, so CI is reproducible) and at least 300
   examples per property — the render-parity properties need that many to meet every template
   branch;
 - ``thorough``: many more random examples, for long local runs.
+
+``pytest --with-throwaway-format`` registers ``THROWAWAY`` (GLM's registry entry under another
+name, with no model ids) before the tests are collected. The generic tests parametrize over
+``codec.formats()`` at collection time, so they run for it too, as they would for a new family:
+``tests/test_new_format_checklist.py`` runs them that way and checks that they did.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+from codec import registry
 
 # Conversations are large composite draws; generating them is slow but not a bug.
 _SLOW_DATA = [HealthCheck.too_slow, HealthCheck.data_too_large]
 
-settings.register_profile(
-    "default", max_examples=60, deadline=None, suppress_health_check=_SLOW_DATA
-)
-settings.register_profile(
-    "ci", max_examples=300, derandomize=True, deadline=None, suppress_health_check=_SLOW_DATA
-)
-settings.register_profile(
-    "thorough", max_examples=3000, deadline=None, suppress_health_check=_SLOW_DATA
-)
+settings.register_profile("default", max_examples=60, deadline=None, suppress_health_check=_SLOW_DATA)
+settings.register_profile("ci", max_examples=300, derandomize=True, deadline=None, suppress_health_check=_SLOW_DATA)
+settings.register_profile("thorough", max_examples=3000, deadline=None, suppress_health_check=_SLOW_DATA)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+THROWAWAY_OPTION = "--with-throwaway-format"
+THROWAWAY = dataclasses.replace(registry.FORMATS["glm"], name="glm-copy", model_ids=(), model_family="glm-copy")
+"""A format that only the tests know: an existing template and grammar under a new name."""
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        THROWAWAY_OPTION,
+        action="store_true",
+        help=f"register the throw-away format {THROWAWAY.name!r}: the generic tests run for it too",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption(THROWAWAY_OPTION):
+        registry.register(THROWAWAY)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if config.getoption(THROWAWAY_OPTION):
+        registry.unregister(THROWAWAY.name)

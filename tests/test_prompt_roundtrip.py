@@ -1,27 +1,103 @@
-"""The prompt round trip, per format (DESIGN invariants 2 and 3), as hypothesis properties:
+"""The prompt round trip, per format (docs/architecture.md, invariants 2 and 3), as hypothesis properties:
 
 - ``parse_prompt(render(c)) == canonical(c)``: the prompt gives back exactly what the format keeps;
 - ``render(parse_prompt(p)) == p``: and that is enough to write the same prompt again;
 - the completion delta: render the history with the generation prompt, and with the final
-  assistant message; the difference (minus Gemma's new line after its end-of-turn marker)
-  parses to that message's canonical form.
+  assistant message; the difference, up to the model's stop token, parses to that message's
+  canonical form.
+
+Every format of the registry is tested; ``completion_after`` and ``expected_reply`` state the
+completion delta once, for every format, and ``test_parse_properties`` uses them too.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 import codec
+from codec.models import TextPart
 from codec.strategies import dates, render_cases
 
-FORMATS = ["glm", "glm-effort", "solar-open", "gemma4"]
 SLOW = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+MADE_UP = "made_up_"
+"""The prefix of the ids the parser is told to make up for calls written without one."""
 
 
-def _render(c: codec.Codec, messages: list[Any], tools: Any, generation: bool, now: Any, options: dict[str, Any]) -> str:
+def made_up_id(index: int) -> str:
+    return f"{MADE_UP}{index}"
+
+
+def completion_after(
+    c: codec.Codec, history: list[Any], message: Any, tools: Any, now: datetime, options: dict[str, Any]
+) -> str | None:
+    """What the template adds for ``message`` after ``history`` and its generation prompt, or
+    None where it cannot say (a render error, or a prompt that the history with the message does
+    not start with: ``prefix_check`` says why).
+
+    The model stops at a stop token (``FormatSpec.stop_tokens``): white space the template
+    writes after the last one separates turns and is no part of the completion (Gemma's new
+    line after ``<turn|>``). Where there is no generation prompt, the model goes on in the turn
+    the history ended in (Gemma after a tool result), and white space the template writes
+    first joins two messages of that turn: the model does not write it either."""
+    try:
+        prompt = c.render(history, tools=tools, now=now, **options)
+        bare = c.render(history, tools=tools, add_generation_prompt=False, now=now, **options)
+        full = c.render([*history, message], tools=tools, add_generation_prompt=False, now=now, **options)
+    except codec.RenderError:
+        return None
+    if not full.startswith(prompt):
+        return None
+    completion = full[len(prompt) :]
+    ends = [completion.rfind(token) + len(token) for token in c.stop_tokens if token in completion]
+    if ends and completion[max(ends) :].isspace():
+        completion = completion[: max(ends)]
+    return completion.lstrip() if prompt == bare else completion
+
+
+def expected_reply(
+    c: codec.Codec, messages: Sequence[Any], tools: Any, now: datetime, options: dict[str, Any]
+) -> codec.AssistantMessage:
+    """The last message of ``canonical(messages)``, as a completion gives it back."""
+    canonical = c.canonical(messages, tools=tools, add_generation_prompt=False, now=now, **options)
+    if canonical.add_generation_prompt:  # an empty last turn reads as the generation prompt (glm-effort)
+        return codec.AssistantMessage()
+    expected = canonical.messages[-1]
+    assert isinstance(expected, codec.AssistantMessage)
+    if expected.content == "":
+        # A template that cannot print an answer without content keeps "" in prompts (Solar);
+        # a completion's empty answer is no answer (None), as in every format.
+        expected = expected.model_copy(update={"content": None})
+    if isinstance(expected.content, tuple) and len(expected.content) == 1:
+        # A prompt may keep text as a one-part list (glm-effort's control tags: a canonical rule
+        # about re-rendering); a completion's text is just text.
+        [part] = expected.content
+        assert isinstance(part, TextPart), "a completion's content has no media"
+        expected = expected.model_copy(update={"content": part.text})
+    return expected
+
+
+def with_ids_of(
+    reply: codec.AssistantMessage, expected: codec.AssistantMessage, completion: str
+) -> codec.AssistantMessage:
+    """``reply`` (parsed with ``made_up_id``) with the expected id on each call the completion
+    wrote without one; an id the completion holds must have been read, not made up."""
+    calls = []
+    for call, wanted in zip(reply.tool_calls, expected.tool_calls, strict=False):
+        if call.id is not None and call.id.startswith(MADE_UP):
+            assert wanted.id is None or wanted.id not in completion, "the call's id was written, not read"
+            call = call.model_copy(update={"id": wanted.id})
+        calls.append(call)
+    return reply.model_copy(update={"tool_calls": tuple(calls)})
+
+
+def _render(
+    c: codec.Codec, messages: list[Any], tools: Any, generation: bool, now: Any, options: dict[str, Any]
+) -> str:
     try:
         return c.render(messages, tools=tools, add_generation_prompt=generation, now=now, **options)
     except codec.RenderError:
@@ -30,11 +106,15 @@ def _render(c: codec.Codec, messages: list[Any], tools: Any, generation: bool, n
 
 
 def _again(c: codec.Codec, conversation: codec.Conversation) -> str:
-    return c.render(list(conversation.messages), tools=list(conversation.tools) or None,
-                    add_generation_prompt=conversation.add_generation_prompt, **conversation.options)
+    return c.render(
+        list(conversation.messages),
+        tools=list(conversation.tools) or None,
+        add_generation_prompt=conversation.add_generation_prompt,
+        **conversation.options,
+    )
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt", codec.formats())
 def test_parse_prompt_gives_the_canonical_conversation_and_renders_back(fmt: str) -> None:
     c = codec.load(fmt)
 
@@ -43,53 +123,35 @@ def test_parse_prompt_gives_the_canonical_conversation_and_renders_back(fmt: str
     def check(case: Any, now: Any) -> None:
         prompt = _render(c, case.messages, case.tools, case.add_generation_prompt, now, case.options)
         parsed = c.parse_prompt(prompt)
-        expected = c.canonical(case.messages, tools=case.tools, add_generation_prompt=case.add_generation_prompt,
-                               now=now, **case.options)
+        expected = c.canonical(
+            case.messages, tools=case.tools, add_generation_prompt=case.add_generation_prompt, now=now, **case.options
+        )
         assert parsed == expected
         assert _again(c, parsed) == prompt
 
     check()
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt", codec.formats())
 def test_completion_delta_parses_to_the_canonical_message(fmt: str) -> None:
     c = codec.load(fmt)
 
     @SLOW
     @given(case=render_cases(fmt), now=dates())
     def check(case: Any, now: Any) -> None:
-        assume(case.messages and case.messages[-1]["role"] == "assistant")
+        messages = case.messages
+        assume(messages and messages[-1]["role"] == "assistant")
         # A model writes text, not media placeholders: a final message with media is history only.
-        assume(not isinstance(case.messages[-1].get("content"), list))
-        history = case.messages[:-1]
+        assume(not isinstance(messages[-1].get("content"), list))
+        history = messages[:-1]
         assume(any(m["role"] == "user" for m in history))
-        prompt = _render(c, history, case.tools, True, now, case.options)
-        full = _render(c, case.messages, case.tools, False, now, case.options)
-        assume(full.startswith(prompt))  # where it does not, prefix_check says why
-        completion = full[len(prompt):]
-        if fmt == "gemma4":
-            completion = completion.removesuffix("\n")
-            if history[-1]["role"] == "tool":
-                # After tool results the model turn goes on, and the template joins the next
-                # message to it with "\n": a separator between messages, like the end marker.
-                completion = completion.removeprefix("\n")
-        canonical = c.canonical(case.messages, tools=case.tools, add_generation_prompt=False, now=now,
-                                **case.options)
-        # glm-effort: an empty last turn reads as the generation prompt (a canonical rule).
-        expected = codec.AssistantMessage() if canonical.add_generation_prompt else canonical.messages[-1]
-        if fmt == "solar-open" and expected.content == "":
-            # Solar's template cannot print an answer without content, so a prompt keeps "";
-            # a completion's empty answer is no answer (None), as in every format.
-            expected = expected.model_copy(update={"content": None})
-        if isinstance(expected.content, tuple) and len(expected.content) == 1:
-            # glm-effort keeps text with a control tag as a one-part list in prompts (a canonical
-            # rule about re-rendering); a completion's text is just text.
-            expected = expected.model_copy(update={"content": expected.content[0].text})
-        reply = c.parse(completion, tools=case.tools, strict=True, history=history, **case.options)
-        if fmt != "solar-open":  # ids the format does not carry are made up on both sides
-            reply = reply.model_copy(update={"tool_calls": tuple(
-                call.model_copy(update={"id": mine.id}) for call, mine in zip(reply.tool_calls, expected.tool_calls)
-            )})
-        assert reply == expected
+        completion = completion_after(c, history, messages[-1], case.tools, now, case.options)
+        assume(completion is not None)
+        assert completion is not None
+        expected = expected_reply(c, messages, case.tools, now, case.options)
+        reply = c.parse(
+            completion, tools=case.tools, strict=True, history=history, id_factory=made_up_id, **case.options
+        )
+        assert with_ids_of(reply, expected, completion) == expected
 
     check()

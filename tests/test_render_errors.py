@@ -13,25 +13,21 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from test_render_parity import reference_render
+from support.reference import reference_render
 
 import codec
 from codec.engine.grammar import special_tokens
+from codec.formats import glm
 from codec.models import AnyMessage
 from codec.registry import FORMATS
 from codec.strategies import RenderCase, special_token_texts
 
-FORMATS_ = codec.formats()
 NOW = datetime(2026, 3, 14, 15, 9, 26)
 
-# A structure-forging token per format, and Gemma's string quote.
-TOKEN = {
-    "glm": "<|user|>",
-    "glm-effort": "<|observation|>",
-    "solar-open": "<|end|>",
-    "gemma4": "<turn|>",
-}
-QUOTE = '<|"|>'
+# The tokens that would forge structure most directly: each format's stop tokens (text that
+# ends the model's turn early), from the registry.
+STOP_TOKENS = [(fmt, token) for fmt in codec.formats() for token in FORMATS[fmt].stop_tokens]
+QUOTE = '<|"|>'  # Gemma's string quote
 
 
 def conversation(**texts: str) -> list[dict[str, Any]]:
@@ -63,7 +59,7 @@ def render(fmt: str, messages: Any, **kwargs: Any) -> str:
     return codec.load(fmt).render(messages, now=NOW, **kwargs)
 
 
-@pytest.mark.parametrize("fmt", FORMATS_)
+@pytest.mark.parametrize(("fmt", "token"), STOP_TOKENS)
 @pytest.mark.parametrize(
     ("field", "index", "where"),
     [
@@ -74,8 +70,7 @@ def render(fmt: str, messages: Any, **kwargs: Any) -> str:
         ("name", 2, "tool_calls[0].function.name"),
     ],
 )
-def test_special_token_refused(fmt: str, field: str, index: int, where: str) -> None:
-    token = TOKEN[fmt]
+def test_special_token_refused(fmt: str, token: str, field: str, index: int, where: str) -> None:
     messages = conversation(**{field: f"abc{token}def"})
     pattern = f"special token {re.escape(repr(token))} in {re.escape(where)} would be read as"
     with pytest.raises(codec.RenderError, match=pattern) as caught:
@@ -84,7 +79,7 @@ def test_special_token_refused(fmt: str, field: str, index: int, where: str) -> 
     assert f"(message {index}, offset 3)" in str(caught.value)
 
 
-@pytest.mark.parametrize("fmt", FORMATS_)
+@pytest.mark.parametrize("fmt", codec.formats())
 @given(data=st.data())
 def test_every_special_token_refused_in_user_text(fmt: str, data: st.DataObject) -> None:
     """Any special token of the format, anywhere in user text, is found at its offset."""
@@ -97,14 +92,14 @@ def test_every_special_token_refused_in_user_text(fmt: str, data: st.DataObject)
     assert caught.value.offset == first.start()
 
 
-@pytest.mark.parametrize("fmt", FORMATS_)
+@pytest.mark.parametrize(("fmt", "token"), STOP_TOKENS)
 @pytest.mark.parametrize("field", ["user", "reasoning", "result", "argument"])
-def test_allow_special_tokens_renders_them_as_transformers_does(fmt: str, field: str) -> None:
-    messages = conversation(**{field: f"abc{TOKEN[fmt]}def"})
+def test_allow_special_tokens_renders_them_as_transformers_does(fmt: str, token: str, field: str) -> None:
+    messages = conversation(**{field: f"abc{token}def"})
     prompt = render(fmt, messages, allow_special_tokens=True)
     case = RenderCase(messages, None, {}, True)
     assert prompt == reference_render(fmt, case, NOW)
-    assert f"abc{TOKEN[fmt]}def" in prompt or field == "reasoning"  # Solar/Gemma drop old reasoning
+    assert f"abc{token}def" in prompt or field == "reasoning"  # Solar/Gemma drop old reasoning
 
 
 def test_special_token_in_system_text_and_call_id_refused() -> None:
@@ -130,13 +125,13 @@ def test_special_token_in_argument_key_and_nested_value_refused() -> None:
         render("glm", messages)
 
 
-@pytest.mark.parametrize("fmt", FORMATS_)
-def test_special_token_in_tools_refused(fmt: str) -> None:
+@pytest.mark.parametrize(("fmt", "token"), STOP_TOKENS)
+def test_special_token_in_tools_refused(fmt: str, token: str) -> None:
     tool = {
         "type": "function",
         "function": {
             "name": "f",
-            "description": f"x{TOKEN[fmt]}",
+            "description": f"x{token}",
             "parameters": {"type": "object", "properties": {}},
         },
     }
@@ -146,7 +141,7 @@ def test_special_token_in_tools_refused(fmt: str) -> None:
     render(fmt, conversation(), tools=[tool], allow_special_tokens=True)
 
 
-@pytest.mark.parametrize("fmt", ["glm", "glm-effort"])
+@pytest.mark.parametrize("fmt", [name for name, spec in FORMATS.items() if spec.family is glm.FAMILY])
 @pytest.mark.parametrize(
     ("content", "reasoning", "answer"),
     [
@@ -155,9 +150,7 @@ def test_special_token_in_tools_refused(fmt: str) -> None:
         ("\n<think>a\nb</think>\n\nc ", "a\nb", "\n\nc "),
     ],
 )
-def test_glm_think_in_content_is_reasoning(
-    fmt: str, content: str, reasoning: str, answer: str
-) -> None:
+def test_glm_think_in_content_is_reasoning(fmt: str, content: str, reasoning: str, answer: str) -> None:
     """GLM's template splits ``<think>…</think>answer`` content itself; codec lets that one
     shape through and renders it as reasoning + content, as transformers does."""
     history = [{"role": "user", "content": "Weather?"}]
@@ -194,8 +187,10 @@ def test_glm_think_content_pieces_still_checked(content: str, offset: int) -> No
     assert (caught.value.message_index, caught.value.offset) == (1, offset)
 
 
-@pytest.mark.parametrize("fmt", ["solar-open", "gemma4"])
-def test_think_in_content_refused_where_the_template_does_not_split(fmt: str) -> None:
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_special_token_in_assistant_content_refused(fmt: str) -> None:
+    """Assistant content is checked like any other text (GLM's ``<think>…</think>answer``
+    split aside: ``test_glm_think_in_content_is_reasoning``)."""
     token = special_tokens(FORMATS[fmt].grammar)[-1]
     messages = [{"role": "user", "content": "q"}, {"role": "assistant", "content": f"a{token}b"}]
     with pytest.raises(codec.RenderError, match="special token"):
@@ -259,25 +254,6 @@ def test_unknown_option_lists_the_known_ones() -> None:
         render("gemma4", conversation(), colour=1, bos_token="<s>")
 
 
-def test_options_are_the_variables_each_template_reads() -> None:
-    assert codec.load("glm").options == {"clear_thinking", "reasoning_effort"}
-    assert codec.load("glm-effort").options == {
-        "clear_thinking",
-        "enable_thinking",
-        "mode",
-        "reasoning_effort",
-        "regular",
-        "thinking_level",
-    }
-    assert codec.load("solar-open").options == {
-        "default_system_prompt",
-        "reasoning_effort",
-        "response_format",
-        "think_render_option",
-    }
-    assert codec.load("gemma4").options == {"enable_thinking", "preserve_thinking"}
-
-
 def test_stream_checks_options_too() -> None:
     with pytest.raises(codec.RenderError, match="unknown option 'think_render_option'"):
         codec.load("glm").stream(think_render_option="all")
@@ -290,9 +266,7 @@ def test_template_raise_exception_is_a_render_error_naming_the_message() -> None
     )
     custom = codec.load("gemma4", template=template)
     messages = [{"role": "user", "content": "a"}, {"role": "system", "content": "s"}]
-    with pytest.raises(
-        codec.RenderError, match="refused the input: System role not supported"
-    ) as caught:
+    with pytest.raises(codec.RenderError, match="refused the input: System role not supported") as caught:
         custom.render(messages)
     assert caught.value.message_index == 1
 
@@ -325,9 +299,7 @@ def test_template_syntax_error_is_a_render_error() -> None:
 
 
 def test_user_template_reads_its_own_options_and_date() -> None:
-    custom = codec.load(
-        "solar-open", template="{{ strftime_now('%Y') }} {{ colour | default('-') }}"
-    )
+    custom = codec.load("solar-open", template="{{ strftime_now('%Y') }} {{ colour | default('-') }}")
     assert custom.options == {"colour"}
     assert custom.render([], now=NOW, colour="red") == "2026 red"
 
@@ -378,30 +350,40 @@ def test_message_index_of_a_bad_message() -> None:
     assert caught.value.message_index == 2
 
 
-@pytest.mark.parametrize(
-    ("name", "close"), [("gemma5", "gemma4"), ("glm_effort", "glm-effort"), ("solar", "solar-open")]
-)
-def test_unknown_format_suggests_close_matches(name: str, close: str) -> None:
-    with pytest.raises(codec.UnknownFormatError, match=f"Did you mean .*'{close}'") as caught:
+def _misspelt(name: str) -> str:
+    return name.replace("-", "_") if "-" in name else name[:-1] + chr(ord(name[-1]) + 1)
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_unknown_format_suggests_close_matches(fmt: str) -> None:
+    name = _misspelt(fmt)
+    with pytest.raises(codec.UnknownFormatError, match=f"Did you mean .*'{fmt}'") as caught:
         codec.load(name)
-    assert close in caught.value.close_matches
+    assert fmt in caught.value.close_matches
 
 
-@pytest.mark.parametrize(
-    ("model_id", "fmt"),
-    [
-        ("zai-org/GLM-5.3-Flash", "glm"),
-        ("upstage/Solar-Open-100B", "solar-open"),
-        ("google/gemma-4-31B-it", "gemma4"),
-        ("GOOGLE/GEMMA-4-E2B-IT", "gemma4"),
-        ("gemma-4", "gemma4"),
-    ],
-)
+def test_a_prefix_of_a_format_name_suggests_it() -> None:
+    with pytest.raises(codec.UnknownFormatError, match=r"Did you mean .*'solar-open'"):
+        codec.load("solar")
+
+
+MODEL_IDS = [(model_id, fmt) for fmt in codec.formats() for model_id in FORMATS[fmt].model_ids]
+
+
+@pytest.mark.parametrize(("model_id", "fmt"), MODEL_IDS)
 def test_load_by_model_id(model_id: str, fmt: str) -> None:
+    """Every model id of the registry, as written or upper-cased; and the family fragment."""
     assert codec.load(model_id).name == fmt
+    assert codec.load(model_id.upper()).name == fmt
+    assert codec.load(FORMATS[fmt].model_family).name == fmt
 
 
-def test_models_and_dicts_render_alike() -> None:
+def test_other_ids_of_a_model_family_load_its_format() -> None:
+    assert codec.load("google/gemma-4-E2B-it-qat").name == "gemma4"
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_models_and_dicts_render_alike(fmt: str) -> None:
     messages: list[AnyMessage] = [
         codec.SystemMessage(content="Be brief."),
         codec.UserMessage(content="Weather?"),
@@ -411,9 +393,7 @@ def test_models_and_dicts_render_alike() -> None:
         ),
         codec.ToolMessage(content="18 C", tool_call_id="call_1"),
     ]
-    for fmt in FORMATS_:
-        as_dicts = [m.to_openai() for m in messages]
-        assert render(fmt, messages) == render(fmt, as_dicts)
+    assert render(fmt, messages) == render(fmt, [m.to_openai() for m in messages])
 
 
 def test_empty_conversation_renders() -> None:

@@ -1,88 +1,34 @@
 """Render parity: for the same template variables, codec's prompt is transformers' prompt, byte
-for byte (DESIGN.md invariant 1), on every bundled template.
+for byte (docs/architecture.md, invariant 1), for every format of the registry.
 
-The reference is transformers' real ``apply_chat_template(..., tokenize=False)`` on a tokenizer
-built offline (a one-word vocabulary, the format's bos/eos tokens, the template text), given the
-inputs in the template form the strategies write out themselves. Solar prints today's date, so
-transformers' clock is frozen at the ``now`` codec is given.
+The reference is ``support.reference``: transformers' real ``apply_chat_template(...,
+tokenize=False)`` on a tokenizer built offline (a one-word vocabulary, the format's bos/eos
+tokens, the template text), given the inputs in the template form the strategies write out
+themselves. Solar prints today's date, so transformers' clock is frozen at the ``now`` codec is
+given.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
-import json
 from datetime import datetime
-from functools import cache
-from pathlib import Path
-from typing import Any, cast
-from unittest import mock
+from typing import Any
 
 import numpy
 import pytest
-import tokenizers
 from hypothesis import event, given
 from hypothesis import strategies as st
-from transformers import PreTrainedTokenizerFast
+from support import goldens
+from support.reference import reference_render
+from support.rendering import codec_render, load_case, load_prompt
 from transformers.utils import chat_template_utils
 
 import codec
 from codec._resources import read_text
-from codec.render.template_input import plain
 from codec.registry import FORMATS
+from codec.render.template_input import plain
 from codec.strategies import RenderCase, dates, option_names, render_cases
-
-GOLDEN = Path(__file__).parent / "golden" / "render"
-
-
-@cache
-def reference_tokenizer(fmt: str) -> Any:
-    """A tokenizer that needs no download: only its special tokens and template matter here."""
-    spec = FORMATS[fmt]
-    model = tokenizers.models.WordLevel({"<unk>": 0}, unk_token="<unk>")
-    tokens = {"bos_token": spec.bos_token, "eos_token": spec.eos_token}
-    backend: Any = PreTrainedTokenizerFast  # untyped in transformers
-    tokenizer = backend(
-        tokenizer_object=tokenizers.Tokenizer(model),
-        **{name: token for name, token in tokens.items() if token is not None},
-    )
-    tokenizer.chat_template = read_text("templates", spec.template)
-    return tokenizer
-
-
-class _FrozenClock:
-    """Stands in for ``datetime`` inside transformers' ``strftime_now``."""
-
-    def __init__(self, now: datetime) -> None:
-        self._now = now
-
-    def now(self) -> datetime:
-        return self._now
-
-
-def reference_render(fmt: str, case: RenderCase, now: datetime) -> str:
-    """transformers' prompt for ``case``, with its clock reading ``now``."""
-    with mock.patch.object(chat_template_utils, "datetime", _FrozenClock(now)):
-        prompt = reference_tokenizer(fmt).apply_chat_template(
-            case.messages,
-            tools=cast(Any, case.tools),
-            add_generation_prompt=case.add_generation_prompt,
-            tokenize=False,
-            **case.options,
-        )
-    assert isinstance(prompt, str)
-    return prompt
-
-
-def codec_render(fmt: str, case: RenderCase, now: datetime) -> str:
-    """codec's prompt for ``case``."""
-    return codec.load(fmt).render(
-        case.messages,
-        tools=case.tools,
-        add_generation_prompt=case.add_generation_prompt,
-        now=now,
-        **case.options,
-    )
 
 
 @pytest.mark.parametrize("fmt", codec.formats())
@@ -110,9 +56,7 @@ def test_strategies_exercise_every_option(fmt: str) -> None:
 
 @pytest.mark.parametrize("fmt", codec.formats())
 @given(data=st.data(), now=dates())
-def test_sandboxed_template_renders_like_the_trusted_one(
-    fmt: str, data: st.DataObject, now: datetime
-) -> None:
+def test_sandboxed_template_renders_like_the_trusted_one(fmt: str, data: st.DataObject, now: datetime) -> None:
     """A bundled template given as a user template runs in the sandbox, with the same output."""
     case = data.draw(render_cases(fmt), label="case")
     sandboxed = codec.load(fmt, template=read_text("templates", FORMATS[fmt].template))
@@ -173,20 +117,14 @@ USER_TEMPLATE_MESSAGES: list[dict[str, Any]] = [
 ]
 
 
-@pytest.mark.parametrize("fmt", ["glm", "gemma4"])
+@pytest.mark.parametrize("fmt", codec.formats())
 @pytest.mark.parametrize("name", sorted(USER_TEMPLATES))
 def test_user_template_renders_like_transformers(fmt: str, name: str) -> None:
-    """A user's template sees the same environment and variables as in apply_chat_template."""
+    """A user's template sees the same environment and variables as in apply_chat_template,
+    with the format's own bos and eos tokens."""
     template, now = USER_TEMPLATES[name], datetime(2031, 7, 4, 12, 0)
     case = RenderCase(USER_TEMPLATE_MESSAGES, [TOOL], {}, True)
-    with mock.patch.object(chat_template_utils, "datetime", _FrozenClock(now)):
-        expected = reference_tokenizer(fmt).apply_chat_template(
-            case.messages,
-            tools=cast(Any, case.tools),
-            chat_template=template,
-            tokenize=False,
-            add_generation_prompt=True,
-        )
+    expected = reference_render(fmt, case, now, chat_template=template)
     custom = codec.load(fmt, template=template)
     assert custom.render(case.messages, tools=case.tools, now=now) == expected
 
@@ -201,7 +139,7 @@ TOOL = {
 }
 
 
-class _Colour(str, enum.Enum):
+class _Colour(str, enum.Enum):  # noqa: UP042 - a str-mixin enum as user code writes it; StrEnum prints differently
     RED = "red"
 
 
@@ -231,41 +169,20 @@ def test_template_data_is_rebuilt_as_transformers_does(value: object) -> None:
     assert type(plain(value)) is type(expected)
 
 
-def _golden_cases() -> list[Path]:
-    return sorted(GOLDEN.glob("*/*.json"))
+GOLDEN_CASES = goldens.entries("render")
 
 
-@pytest.mark.parametrize("path", _golden_cases(), ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_golden_prompts(path: Path) -> None:
-    """Each golden conversation renders to its .txt prompt (regenerate with
-    tests/regen_render_goldens.py, then review the diff)."""
-    case = json.loads(path.read_text(encoding="utf-8"))
-    expected = path.with_suffix(".txt").read_bytes().decode("utf-8")
-    render_case = RenderCase(
-        messages=case["messages"],
-        tools=case["tools"],
-        options=case["options"],
-        add_generation_prompt=case["add_generation_prompt"],
-    )
-    now = datetime.fromisoformat(case["now"])
-    assert codec_render(path.stem, render_case, now) == expected
+@pytest.mark.parametrize(("case", "fmt"), GOLDEN_CASES, ids=[f"{case}/{fmt}" for case, fmt in GOLDEN_CASES])
+def test_golden_prompts(case: str, fmt: str) -> None:
+    """Each golden render call renders to its .txt prompt (regenerate with
+    tests/regen_goldens.py --kind render, then review the diff)."""
+    render_case, now = load_case(case, fmt)
+    assert codec_render(fmt, render_case, now) == load_prompt(case, fmt)
 
 
 def test_goldens_cover_every_format() -> None:
     """At least three readable cases per format (Solar's template cannot render content parts,
     so it has no multimodal case)."""
-    paths = _golden_cases()
-    assert len({path.parent.name for path in paths}) >= 3
+    assert len({case for case, _ in GOLDEN_CASES}) >= 3
     for fmt in codec.formats():
-        assert sum(path.stem == fmt for path in paths) >= 3, fmt
-
-
-def render_case_json(case: RenderCase, now: datetime) -> dict[str, Any]:
-    """The golden JSON for a case."""
-    return {
-        "messages": case.messages,
-        "tools": case.tools,
-        "options": case.options,
-        "add_generation_prompt": case.add_generation_prompt,
-        "now": now.isoformat(),
-    }
+        assert sum(name == fmt for _, name in GOLDEN_CASES) >= 3, fmt

@@ -1,5 +1,5 @@
-"""``codec roundtrip``: passes on every bundled template; on a broken copy it fails with a
-readable report (the check that cannot fail would be worthless)."""
+"""``codec roundtrip``: passes on every format's template, bundled or passed as a file; on a
+broken copy it fails with a readable report (the check that cannot fail would be worthless)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 import codec
-from codec.cli import roundtrip
+from codec.cli import main, roundtrip
+from codec.registry import FORMATS
 
 TEMPLATES = Path(__file__).parent.parent / "templates"
 
@@ -29,9 +30,23 @@ def test_a_template_that_forgets_to_close_arg_value_fails_with_a_report(tmp_path
     path = tmp_path / "glm_effort_broken.jinja"
     path.write_text(broken, encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "codec", "roundtrip", "--format", "glm-effort", "--template", str(path),
-         "--examples", "20", "--seed", "3"],
-        capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "codec",
+            "roundtrip",
+            "--format",
+            "glm-effort",
+            "--template",
+            str(path),
+            "--examples",
+            "20",
+            "--seed",
+            "3",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 1, done.stderr
     assert "disagreement" in done.stdout
@@ -39,11 +54,10 @@ def test_a_template_that_forgets_to_close_arg_value_fails_with_a_report(tmp_path
     assert "minimal example" in done.stdout and '"tool_calls"' in done.stdout
 
 
-def test_the_unmodified_template_passed_as_a_file_agrees(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "codec", "roundtrip", "--format", "glm", "--template",
-         str(TEMPLATES / "glm.jinja"), "--examples", "15"],
-        capture_output=True, text=True, timeout=600,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "all agree" in done.stdout
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_the_unmodified_template_passed_as_a_file_agrees(fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
+    path = TEMPLATES / FORMATS[fmt].template
+    status = main(["roundtrip", "--format", fmt, "--template", str(path), "--examples", "15"])
+    out, err = capsys.readouterr()
+    assert status == 0, out + err
+    assert "all agree" in out

@@ -1,20 +1,37 @@
-"""The marker scanner: markers found anywhere, text released at once, a bounded hold-back."""
+"""The marker scanner: markers found anywhere, text released at once, a bounded hold-back.
+
+The generic tests run with the markers of every format of the registry (Solar's are up to 24
+characters long, GLM's 18, Gemma's include one that starts with a new line); a few examples
+spell out GLM's markers.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import re
+from typing import Any
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import codec
 from codec.engine.grammar import compiled
-from codec.engine.scanner import MarkerScanner
+from codec.engine.scanner import MarkerScanner, Piece
+from codec.registry import FORMATS
 
-MARKERS = compiled("glm.lark").markers
+GLM = compiled("glm.lark").markers
 
 
-def scan(chunks: list[str]) -> list[tuple[str | None, str]]:
-    scanner = MarkerScanner(MARKERS)
+def markers(fmt: str) -> dict[str, str]:
+    """Marker text -> terminal name, from the format's compiled grammar."""
+    return compiled(FORMATS[fmt].grammar).markers
+
+
+def scan(chunks: list[str], table: dict[str, str] = GLM) -> list[Piece]:
+    scanner = MarkerScanner(table)
     pieces = [piece for chunk in chunks for piece in scanner.feed(chunk)] + scanner.close()
-    merged: list[tuple[str | None, str]] = []
+    merged: list[Piece] = []
     for name, text in pieces:  # adjacent text pieces are one run, however they were cut
         if name is None and merged and merged[-1][0] is None:
             merged[-1] = (None, merged[-1][1] + text)
@@ -25,16 +42,16 @@ def scan(chunks: list[str]) -> list[tuple[str | None, str]]:
 
 def test_markers_and_text() -> None:
     assert scan(["a<think>b</think>c"]) == [
-        (None, "a"), ("THINK_OPEN", "<think>"), (None, "b"), ("THINK_CLOSE", "</think>"), (None, "c")
+        (None, "a"),
+        ("THINK_OPEN", "<think>"),
+        (None, "b"),
+        ("THINK_CLOSE", "</think>"),
+        (None, "c"),
     ]
 
 
-def test_a_marker_split_across_chunks_is_one_marker() -> None:
-    assert scan(["x</th", "ink>y"]) == [(None, "x"), ("THINK_CLOSE", "</think>"), (None, "y")]
-
-
 def test_text_that_only_looks_like_a_marker_start_is_released() -> None:
-    scanner = MarkerScanner(MARKERS)
+    scanner = MarkerScanner(GLM)
     assert scanner.feed("a <b") == [(None, "a <b")]  # "<b" begins no marker
     assert scanner.feed("x <thi") == [(None, "x ")]  # "<thi" might be "<think>": held
     assert scanner.feed("s is text") == [(None, "<this is text")]
@@ -45,28 +62,137 @@ def test_several_markers_in_one_chunk() -> None:
     assert names == ["CALL_OPEN", None, "KEY_OPEN", None, "KEY_CLOSE", "VALUE_OPEN", None, "VALUE_CLOSE", "CALL_CLOSE"]
 
 
-@given(text=st.lists(st.sampled_from(["<", "</", "<think>", "</think>", "<tool_call>", "a", "<|user|>", "think>", "|"]))
-       .map("".join), cuts=st.lists(st.integers(0, 200)))
-def test_any_chunking_gives_the_same_pieces(text: str, cuts: list[int]) -> None:
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_every_marker_between_text_is_found(fmt: str) -> None:
+    table = markers(fmt)
+    for marker, name in table.items():
+        assert scan([f"a{marker}b"], table) == [(None, "a"), (name, marker), (None, "b")], marker
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_a_marker_split_anywhere_is_one_marker(fmt: str) -> None:
+    """Every marker, cut at every point into two chunks, or fed one character at a time."""
+    table = markers(fmt)
+    for marker, name in table.items():
+        text = f"x{marker}y"
+        expected = [(None, "x"), (name, marker), (None, "y")]
+        for cut in range(1, len(text)):
+            assert scan([text[:cut], text[cut:]], table) == expected, (marker, cut)
+        assert scan(list(text), table) == expected, marker
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_exactly_a_possible_marker_start_is_held_back(fmt: str) -> None:
+    """A chunk that ends in a proper prefix of a marker releases everything before that prefix
+    and holds the whole prefix back — up to the longest marker's length minus one — and
+    nothing else is ever held."""
+    table = markers(fmt)
+    for marker, name in table.items():
+        for size in range(1, len(marker)):
+            scanner = MarkerScanner(table)
+            head = marker[:size]
+            released = scanner.feed("text " + head)
+            assert released == [(None, "text ")], (marker, size)
+            assert scanner.feed(marker[size:] + ".") == [(name, marker), (None, ".")], (marker, size)
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+@given(data=st.data(), cuts=st.lists(st.integers(0, 400)))
+def test_any_chunking_gives_the_same_pieces(fmt: str, data: st.DataObject, cuts: list[int]) -> None:
+    table = markers(fmt)
+    pieces = (
+        st.sampled_from(sorted(table))
+        | st.sampled_from(["a", "\n", " "])
+        | st.sampled_from(sorted({marker[:k] for marker in table for k in range(1, len(marker))}))
+    )
+    text = "".join(data.draw(st.lists(pieces, max_size=40)))
     points = sorted({cut % (len(text) + 1) for cut in cuts})
-    chunks = [text[a:b] for a, b in zip([0, *points], [*points, len(text)])]
-    assert scan(chunks) == scan([text])
+    chunks = [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
+    assert scan(chunks, table) == scan([text], table)
 
 
-def test_each_character_is_examined_a_bounded_number_of_times() -> None:
-    scanner = MarkerScanner(MARKERS)
-    longest = max(map(len, MARKERS))
-    text = ("word <" * 5000) + "<think>"
-    examined = 0
-    for start in range(0, len(text), 3):
-        examined += len(scanner._held) + 3  # what one feed looks at: the held tail and the chunk
-        scanner.feed(text[start : start + 3])
-    feeds = len(range(0, len(text), 3))
-    assert examined <= len(text) + feeds * (longest - 1) + 3
+class _Counted:
+    """A compiled pattern that adds to ``tally`` the characters each call examines: a search,
+    from where it starts to the end of its match or of the text; an anchored match, to the end
+    of its match, or at most ``reach`` characters when it fails."""
+
+    def __init__(self, pattern: re.Pattern[str], tally: list[int], reach: int) -> None:
+        self._pattern = pattern
+        self._tally = tally
+        self._reach = reach
+
+    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        found = self._pattern.search(text, pos)
+        self._tally[0] += (found.end() if found else len(text)) - pos
+        return found
+
+    def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        found = self._pattern.match(text, pos)
+        self._tally[0] += found.end() - pos if found else min(len(text) - pos, self._reach)
+        return found
 
 
-@given(text=st.lists(st.sampled_from(["<", "</", "<think>", "</think>", "<tool_call>", "ab", "<|user|>", "think>", "|", "[gMASK]", "["]),
-                     min_size=200, max_size=400).map("".join))
+def counting_scanner(table: dict[str, str]) -> tuple[MarkerScanner, list[int]]:
+    """A scanner whose searches count the characters they examine (its pattern tables wrapped,
+    and the text its marker search is given: ``str.find`` runs over it once per character a
+    marker may start with)."""
+    scanner = MarkerScanner(table)
+    tally = [0]
+    tables: Any = scanner._tables
+    reach = max(map(len, table))
+    scanner._tables = dataclasses.replace(
+        tables,
+        starts=_Counted(tables.starts, tally, reach),
+        by_start={char: _Counted(pattern, tally, reach) for char, pattern in tables.by_start.items()},
+    )
+    markers_in = scanner._markers_in
+
+    def counted_markers_in(text: str, first: int) -> list[tuple[int, str]]:
+        tally[0] += (len(text) - first) * len(tables.by_start)
+        return markers_in(text, first)
+
+    scanner._markers_in = counted_markers_in  # type: ignore[method-assign]
+    return scanner, tally
+
+
+def examined(table: dict[str, str], text: str, chunk: int) -> list[int]:
+    """The characters a scanner examines in each feed of ``text`` in ``chunk``-character pieces;
+    checks on the way that it gives back the text it was given."""
+    scanner, tally = counting_scanner(table)
+    pieces, work = [], []
+    for start in range(0, len(text), chunk):
+        before = tally[0]
+        pieces += scanner.feed(text[start : start + chunk])
+        work.append(tally[0] - before)
+    assert "".join(piece for _, piece in pieces + scanner.close()) == text
+    return work
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_each_character_is_examined_a_bounded_number_of_times(fmt: str) -> None:
+    """Text full of near-markers (each marker without its last character, then a word), fed in
+    3-character chunks. The work, counted where the scanner searches, is linear in the text;
+    and no feed examines more than its chunk and a held-back tail shorter than the longest
+    marker, once per kind of search (one per character a marker may start with, the search
+    for the first of them, the anchored matches and the search for a tail to hold back)."""
+    table = markers(fmt)
+    near = "".join(f"{marker[:-1]} word " for marker in sorted(table))
+    searches = len({marker[0] for marker in table}) + 3
+    per_feed = searches * (3 + max(map(len, table)) - 1)
+    small, large = examined(table, near * 20, 3), examined(table, near * 80, 3)
+    assert sum(large) <= 4 * sum(small) * 1.05, (sum(small), sum(large))
+    assert max(large) <= per_feed, (max(large), per_feed)
+
+
+@given(
+    text=st.lists(
+        st.sampled_from(
+            ["<", "</", "<think>", "</think>", "<tool_call>", "ab", "<|user|>", "think>", "|", "[gMASK]", "["]
+        ),
+        min_size=200,
+        max_size=400,
+    ).map("".join)
+)
 def test_long_text_search_agrees_with_the_regex(text: str) -> None:
     """Texts of 512+ characters are searched marker by marker; the result is the same."""
     assert scan([text]) == scan([text[i : i + 7] for i in range(0, len(text), 7)])

@@ -44,6 +44,7 @@ _TYPE_NAMES = {
 _PYTHON_WORDS: dict[str, Any] = {"True": True, "False": False, "None": None}
 
 _MAX_DEPTH = 32  # $ref chains and nesting deeper than this are treated as "anything"
+_WORK_LIMIT = 10_000  # subschemas one ``kinds`` call visits at most (a branching $ref cycle)
 
 
 def tool_schema(tools: Sequence[Mapping[str, Any]], name: str) -> Mapping[str, Any] | None:
@@ -94,7 +95,7 @@ def kinds(schema: Mapping[str, Any] | None) -> Kinds | None:
     """The JSON types ``schema`` admits (``"number"`` brings ``"integer"``), ``None`` for any."""
     if not isinstance(schema, Mapping):
         return None
-    return _kinds(schema, schema, 0)
+    return _kinds(schema, schema, 0, [_WORK_LIMIT])
 
 
 def type_text(text: str, schema: Mapping[str, Any] | None) -> Any:
@@ -191,18 +192,23 @@ def _options(schema: Mapping[str, Any]) -> list[Any] | None:
     return list(enum) if isinstance(enum, list) else None
 
 
-def _kinds(schema: Any, root: Mapping[str, Any], depth: int) -> Kinds | None:
+def _kinds(schema: Any, root: Mapping[str, Any], depth: int, budget: list[int]) -> Kinds | None:
     """``kinds`` of a subschema; ``$ref`` resolves against ``root``.
 
-    Only ``kinds`` is public; this takes ``root`` and ``depth`` so cyclic ``$ref`` ends."""
-    if not isinstance(schema, Mapping) or depth > _MAX_DEPTH:
+    Only ``kinds`` is public; this takes ``root``, ``depth`` and a shared ``budget`` of
+    subschemas to visit, so a cyclic ``$ref`` ends and one that branches (``anyOf`` of two
+    references back to the root) cannot cost exponential time: past the budget, anything."""
+    budget[0] -= 1
+    if not isinstance(schema, Mapping) or depth > _MAX_DEPTH or budget[0] < 0:
         return None
     schema = _resolve(schema, root)
     own = _own_kinds(schema)
     for keyword, combine in _COMBINATORS.items():
         branches = schema.get(keyword)
         if isinstance(branches, list) and branches:
-            found = combine([_kinds(branch, root, depth + 1) for branch in branches])
+            found = combine([_kinds(branch, root, depth + 1, budget) for branch in branches])
+            if budget[0] < 0:
+                return None  # the budget ran out below: no honest reading, anything
             own = found if own is None else _meet([own, found])
     if own is not None and schema.get("nullable") is True:
         own = own | {"null"}

@@ -1,0 +1,42 @@
+"""A short fuzz run of every target of fuzz/harness.py (docs/fuzzing.md states the properties).
+
+Each target runs in a subprocess (libFuzzer owns the process it runs in): the kept corpus
+``fuzz/corpus/<target>/`` and the known findings ``fuzz/findings/`` first, then coverage-guided
+inputs from a fixed seed, for at most ``RUNS`` inputs or ``SECONDS`` seconds, whichever comes
+first. Without atheris the same checks run on hypothesis-generated inputs. Any violation —
+an exception from lenient parsing, a strict parse raising something other than ``ParseError``,
+whole and chunked parses that differ, events that do not fold to the message, a lost word, a
+parse far over its time bound, ``parse_prompt`` raising something other than ``ParseError`` —
+fails the test with the violation and the input that shows it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import codec
+
+ROOT = Path(__file__).resolve().parent.parent
+RUN = ROOT / "fuzz" / "run.py"
+RUNS = 2000
+SECONDS = 7
+TARGETS = [f"parse-{fmt}" for fmt in codec.formats()] + ["parse-prompt"]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_short_fuzz_run(target: str, tmp_path: Path) -> None:
+    command = [sys.executable, str(RUN), "--target", target, "--runs", str(RUNS), "--seconds", str(SECONDS),
+               "--seed", "1", "--with-findings", "--out", str(tmp_path)]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=180, cwd=ROOT)
+    results = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert results, f"no result from {' '.join(command)}\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
+    result = results[-1]
+    assert result["executed"] > 0, done.stderr[-5000:]
+    assert done.returncode == 0 and not result["violations"], (
+        f"{target}: {result['violations']} (inputs under {result['out']}/findings)\n{done.stderr[-8000:]}"
+    )
