@@ -44,16 +44,19 @@ MIN_REPEAT = 3
 
 
 def _tool(name: str, properties: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "function", "function": {
-        "name": name, "description": f"The {name} tool.",
-        "parameters": {"type": "object", "properties": properties, "required": list(properties)},
-    }}
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": f"The {name} tool.",
+            "parameters": {"type": "object", "properties": properties, "required": list(properties)},
+        },
+    }
 
 
 TOOLS: list[Any] = [
     _tool("search_code", {"query": {"type": "string"}, "max_results": {"type": "integer"}}),
-    _tool("run_tests", {"pattern": {"type": "string"}, "verbose": {"type": "boolean"},
-                        "timeout": {"type": "integer"}}),
+    _tool("run_tests", {"pattern": {"type": "string"}, "verbose": {"type": "boolean"}, "timeout": {"type": "integer"}}),
     _tool("write_file", {"path": {"type": "string"}, "content": {"type": "string"}}),
 ]
 
@@ -92,28 +95,42 @@ def code(size: int) -> str:
 
 
 def prose(size: int, topic: str) -> str:
-    sentence = (f"Looking at the {topic}, the failing test calls the handler with a missing key, "
-                "so the fix belongs in validation rather than in the storage layer. ")
+    sentence = (
+        f"Looking at the {topic}, the failing test calls the handler with a missing key, "
+        "so the fix belongs in validation rather than in the storage layer. "
+    )
     return (sentence * (size // len(sentence) + 1))[:size].rstrip()
 
 
 WORKLOADS = (
-    Workload("short", "The user wants the entry point; search for it.", "",
-             (Call("a1b2c3d4e5", "search_code", {"query": "def main", "max_results": 5}),)),
-    Workload("2 KB reasoning + 1 KB content + 3 calls", prose(2048, "traceback"),
-             prose(1024, "plan"), (
-                 Call("f6g7h8i9j0", "search_code", {"query": "validate(", "max_results": 20}),
-                 Call("k1l2m3n4o5", "run_tests", {"pattern": "tests/test_api.py", "verbose": True,
-                                                  "timeout": 120}),
-                 Call("p6q7r8s9t0", "write_file", {"path": "NOTES.md",
-                                                   "content": prose(300, "notes")}),
-             )),
-    Workload("12.5 KB string argument", "Write the handlers module.", "",
-             (Call("u1v2w3x4y5", "write_file", {"path": "app/handlers.py",
-                                                "content": code(12_800)}),)),
-    Workload("50 KB string argument", "Write the handlers module.", "",
-             (Call("z6a7b8c9d0", "write_file", {"path": "app/handlers.py",
-                                                "content": code(51_200)}),)),
+    Workload(
+        "short",
+        "The user wants the entry point; search for it.",
+        "",
+        (Call("a1b2c3d4e5", "search_code", {"query": "def main", "max_results": 5}),),
+    ),
+    Workload(
+        "2 KB reasoning + 1 KB content + 3 calls",
+        prose(2048, "traceback"),
+        prose(1024, "plan"),
+        (
+            Call("f6g7h8i9j0", "search_code", {"query": "validate(", "max_results": 20}),
+            Call("k1l2m3n4o5", "run_tests", {"pattern": "tests/test_api.py", "verbose": True, "timeout": 120}),
+            Call("p6q7r8s9t0", "write_file", {"path": "NOTES.md", "content": prose(300, "notes")}),
+        ),
+    ),
+    Workload(
+        "12.5 KB string argument",
+        "Write the handlers module.",
+        "",
+        (Call("u1v2w3x4y5", "write_file", {"path": "app/handlers.py", "content": code(12_800)}),),
+    ),
+    Workload(
+        "50 KB string argument",
+        "Write the handlers module.",
+        "",
+        (Call("z6a7b8c9d0", "write_file", {"path": "app/handlers.py", "content": code(51_200)}),),
+    ),
 )
 
 
@@ -123,8 +140,7 @@ def glm_completion(w: Workload) -> str:
 
     calls = "".join(
         f"<tool_call>{c.name}"
-        + "".join(f"<arg_key>{k}</arg_key><arg_value>{value(v)}</arg_value>"
-                  for k, v in c.arguments.items())
+        + "".join(f"<arg_key>{k}</arg_key><arg_value>{value(v)}</arg_value>" for k, v in c.arguments.items())
         + "</tool_call>"
         for c in w.calls
     )
@@ -136,7 +152,8 @@ def solar_completion(w: Workload) -> str:
     # content travels in the first call's arguments instead, so the sizes stay comparable.
     calls = "".join(
         f"<|tool_call:begin|>{c.id}<|tool_call:name|>{c.name}<|tool_call:args|>"
-        + json.dumps(_with_content(c, w, index), ensure_ascii=False) + "<|tool_call:end|>"
+        + json.dumps(_with_content(c, w, index), ensure_ascii=False)
+        + "<|tool_call:end|>"
         for index, c in enumerate(w.calls)
     )
     return f"<|think|>{w.reasoning}<|end|><|begin|>assistant<|tool_calls|>{calls}<|calls|>"
@@ -156,14 +173,17 @@ def gemma_completion(w: Workload) -> str:
 
     calls = "".join(
         f"<|tool_call>call:{c.name}{{"
-        + ",".join(f"{k}:{value(v)}" for k, v in sorted(c.arguments.items())) + "}<tool_call|>"
+        + ",".join(f"{k}:{value(v)}" for k, v in sorted(c.arguments.items()))
+        + "}<tool_call|>"
         for c in w.calls
     )
     return f"<|channel>thought\n{w.reasoning}\n<channel|>{w.content}{calls}"
 
 
 COMPLETIONS: dict[str, Callable[[Workload], str]] = {
-    "glm": glm_completion, "solar-open": solar_completion, "gemma4": gemma_completion,
+    "glm": glm_completion,
+    "solar-open": solar_completion,
+    "gemma4": gemma_completion,
 }
 
 
@@ -235,8 +255,7 @@ def make_case(name: str, w: Workload) -> Case:
     text = COMPLETIONS[name](w)
     options = OPTIONS.get(name, {})
     # The prompt the completion follows: transformers needs it to know where the model starts.
-    prefix = fmt.render([{"role": "user", "content": "Fix the failing handler test."}],
-                        tools=TOOLS, now=NOW, **options)
+    prefix = fmt.render([{"role": "user", "content": "Fix the failing handler test."}], tools=TOOLS, now=NOW, **options)
     template = load_response_template(TEMPLATES[name]["template"])
     feeds = pieces(text, special_tokens(fmt.spec.grammar))
     return Case(name, w, text, feeds, fmt, template, prefix)
@@ -262,10 +281,12 @@ def check(case: Case) -> list[str]:
     """Differences between what each parser (whole and streamed) extracts and what was written."""
     want = expected_calls(case.format, case.workload)
     problems = []
-    for label, run in (("codec parse", lambda: ours_calls(case.ours_parse())),
-                       ("codec stream", lambda: ours_calls(case.ours_stream())),
-                       ("transformers parse", lambda: theirs_calls(case.theirs_parse())),
-                       ("transformers stream", lambda: theirs_calls(case.theirs_stream()))):
+    for label, run in (
+        ("codec parse", lambda: ours_calls(case.ours_parse())),
+        ("codec stream", lambda: ours_calls(case.ours_stream())),
+        ("transformers parse", lambda: theirs_calls(case.theirs_parse())),
+        ("transformers stream", lambda: theirs_calls(case.theirs_stream())),
+    ):
         try:
             got = run()
         except Exception as error:  # a peer's failure is a finding to report, not a crash
@@ -321,11 +342,12 @@ def main() -> int:
         for w in WORKLOADS:
             case = make_case(name, w)
             mismatches += [f"{name}, {w.name}: {p}" for p in check(case)]
-            for mode, theirs, ours in (("parse", case.theirs_parse, case.ours_parse),
-                                       ("stream", case.theirs_stream, case.ours_stream)):
+            for mode, theirs, ours in (
+                ("parse", case.theirs_parse, case.ours_parse),
+                ("stream", case.theirs_stream, case.ours_stream),
+            ):
                 if mode == "stream" or "12.5" not in w.name:
-                    rows.append((f"{name}, {w.name} ({len(case.text) / 1024:.1f} KB)",
-                                 mode, *compare(theirs, ours)))
+                    rows.append((f"{name}, {w.name} ({len(case.text) / 1024:.1f} KB)", mode, *compare(theirs, ours)))
                 if mode == "stream" and "argument" in w.name:
                     per_feed[(name, w.name)] = (rows[-1][2], rows[-1][3], len(case.feeds))
     _print_table(rows)
@@ -340,9 +362,11 @@ def main() -> int:
 
 
 def _print_table(rows: list[tuple[str, str, float | None, float | None]]) -> None:
-    print(f"codec {version('codec')} vs transformers {version('transformers')}, "
-          f"Python {sys.version.split()[0]}; stream = special tokens whole, text in "
-          f"{FEED}-character feeds; best of several alternating runs\n")
+    print(
+        f"codec {version('codec')} vs transformers {version('transformers')}, "
+        f"Python {sys.version.split()[0]}; stream = special tokens whole, text in "
+        f"{FEED}-character feeds; best of several alternating runs\n"
+    )
     width = max(len(row[0]) for row in rows)
     print(f"| {'workload':<{width}} | mode   | transformers |    codec     | codec / transf. |")
     print(f"|{'-' * (width + 2)}|--------|--------------|--------------|-----------------|")
@@ -352,8 +376,9 @@ def _print_table(rows: list[tuple[str, str, float | None, float | None]]) -> Non
         print(f"| {workload:<{width}} | {mode:<6} | {times} | {ratio:>15} |")
 
 
-def _print_per_feed(per_feed: dict[tuple[str, str], tuple[float | None, float | None, int]],
-                    ) -> None:
+def _print_per_feed(
+    per_feed: dict[tuple[str, str], tuple[float | None, float | None, int]],
+) -> None:
     print(f"\nµs per feed, streaming one string argument ({FEED}-character feeds):\n")
     print("| format     | parser       | 12.5 KB | 50 KB   | 50 KB / 12.5 KB |")
     print("|------------|--------------|---------|---------|-----------------|")

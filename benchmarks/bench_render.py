@@ -24,9 +24,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source checkout
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the tests' reference renderer
 
-from support.reference import frozen_clock, reference_tokenizer
-
 import codec
+from support.reference import frozen_clock, reference_tokenizer
 
 NOW = datetime(2026, 3, 14, 9, 26, 53)
 

@@ -28,8 +28,10 @@ from codec.registry import FORMATS
 
 DEEP = {
     "glm": ("</think><tool_call>f<arg_key>a</arg_key><arg_value>", "</arg_value></tool_call>"),
-    "solar-open": ('<|tool_calls|><|tool_call:begin|>abcdefghij<|tool_call:name|>f<|tool_call:args|>{"a": ',
-                   "}<|tool_call:end|><|calls|>"),
+    "solar-open": (
+        '<|tool_calls|><|tool_call:begin|>abcdefghij<|tool_call:name|>f<|tool_call:args|>{"a": ',
+        "}<|tool_call:end|><|calls|>",
+    ),
     "gemma4": ("<|tool_call>call:f{a:", "}<tool_call|>"),
 }
 FLAT_PREFIX = {"glm": "</think>", "solar-open": "<|content|>", "gemma4": ""}
@@ -107,9 +109,11 @@ def report(name: str, label: str, text: str, flat: str) -> None:
     fed, flat_fed = best(streamed(name, text)), best(streamed(name, flat))
     peak, retained = memory(name, text)
     scale = len(text) / len(flat)  # per byte: the flat input may be smaller
-    print(f"{name:<11} {label:<16} {len(text) / 1e6:6.2f} MB  whole {whole * 1e3:7.1f} ms "
-          f"(x{whole / flat_whole / scale:5.2f})  streamed {fed * 1e3:7.1f} ms (x{fed / flat_fed / scale:5.2f})  "
-          f"peak {peak:6.1f} MB  retained {retained:5.2f} MB")
+    print(
+        f"{name:<11} {label:<16} {len(text) / 1e6:6.2f} MB  whole {whole * 1e3:7.1f} ms "
+        f"(x{whole / flat_whole / scale:5.2f})  streamed {fed * 1e3:7.1f} ms (x{fed / flat_fed / scale:5.2f})  "
+        f"peak {peak:6.1f} MB  retained {retained:5.2f} MB"
+    )
 
 
 def main() -> None:

@@ -31,8 +31,12 @@ class Draft:
 
     def conversation(self) -> Conversation:
         """The frozen result."""
-        return Conversation(messages=tuple(self.messages), tools=tuple(self.tools),
-                            options=dict(self.options), add_generation_prompt=self.add_generation_prompt)
+        return Conversation(
+            messages=tuple(self.messages),
+            tools=tuple(self.tools),
+            options=dict(self.options),
+            add_generation_prompt=self.add_generation_prompt,
+        )
 
 
 Rule = Callable[[Draft], None]
@@ -86,7 +90,8 @@ def _changes(rule: Rule, before: tuple[Any, ...], draft: Draft) -> list[Loss]:
     else:
         found.append(Loss(name, explanation, None, f"{len(messages)} messages", f"{len(draft.messages)} messages"))
     fields: tuple[tuple[str, Any, Any], ...] = (
-        ("tools", tools, draft.tools), ("options", options, draft.options),
+        ("tools", tools, draft.tools),
+        ("options", options, draft.options),
         ("add_generation_prompt", generation, draft.add_generation_prompt),
     )
     for label, was, now in fields:

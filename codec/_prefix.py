@@ -34,24 +34,28 @@ class PrefixCheck:
     def __str__(self) -> str:
         if self.ok:
             return "ok: the next prompt extends prompt + completion"
-        return (f"breaks at offset {self.offset} (message {self.message_index}): cache holds "
-                f"{self.expected!r}, the next prompt has {self.found!r}. {self.reason}")
+        return (
+            f"breaks at offset {self.offset} (message {self.message_index}): cache holds "
+            f"{self.expected!r}, the next prompt has {self.found!r}. {self.reason}"
+        )
 
 
-def check(
-    prompt: str, completion: str, rendered: str, render_prefix: Callable[[int], str], count: int
-) -> PrefixCheck:
+def check(prompt: str, completion: str, rendered: str, render_prefix: Callable[[int], str], count: int) -> PrefixCheck:
     """Compare ``prompt + completion`` (what the cache holds) with the new rendering.
     ``render_prefix(k)`` renders the first ``k`` of the ``count`` messages (no generation
     prompt): it tells which message holds the break."""
     cached = prompt + completion
     if rendered.startswith(cached):
         return PrefixCheck(ok=True)
-    offset = next((i for i, (a, b) in enumerate(zip(cached, rendered, strict=False)) if a != b),
-                  min(len(cached), len(rendered)))
+    offset = next(
+        (i for i, (a, b) in enumerate(zip(cached, rendered, strict=False)) if a != b), min(len(cached), len(rendered))
+    )
     return PrefixCheck(
-        ok=False, offset=offset, message_index=_message_at(offset, render_prefix, count),
-        expected=cached[offset : offset + _CONTEXT], found=rendered[offset : offset + _CONTEXT],
+        ok=False,
+        offset=offset,
+        message_index=_message_at(offset, render_prefix, count),
+        expected=cached[offset : offset + _CONTEXT],
+        found=rendered[offset : offset + _CONTEXT],
         reason=_reason(offset, len(render_prefix(count - 1)), len(prompt), len(cached)),
     )
 

@@ -23,7 +23,6 @@ from codec.render.renderer import Renderer
 Tools = Sequence[Mapping[str, Any]] | None
 
 
-
 class Codec:
     """A chat format: render prompts with its template, parse completions with its grammar.
 
@@ -152,7 +151,6 @@ class Codec:
         parser.close()
         return parser.message
 
-
     def parse_prompt(self, prompt: str) -> Conversation:
         """The conversation a rendered prompt came from: messages, tools, the options the
         prompt shows, and whether it ends with the generation prompt.
@@ -161,8 +159,9 @@ class Codec:
         back. ``ParseError`` (with its position) when the text is not this format's prompt.
         """
         if not isinstance(prompt, str):
-            raise ParseError("not_text", offset=0, line=1, column=1, found=type(prompt).__name__,
-                             expected=("a prompt string",))
+            raise ParseError(
+                "not_text", offset=0, line=1, column=1, found=type(prompt).__name__, expected=("a prompt string",)
+            )
         tree = prompt_tree(self.spec.grammar, prompt)
         try:
             return self.spec.family.read_prompt(tree, self.spec, self.render)
@@ -170,9 +169,14 @@ class Codec:
             raise
         except Exception as error:  # one error contract: text that fits the grammar but not the reader
             raise ParseError(
-                "unreadable_prompt", offset=0, line=1, column=1, found="", expected=(),
+                "unreadable_prompt",
+                offset=0,
+                line=1,
+                column=1,
+                found="",
+                expected=(),
                 detail=f"the prompt fits the grammar but not the {self.name} template's layout "
-                       f"({type(error).__name__}: {describe(str(error), 120)})",
+                f"({type(error).__name__}: {describe(str(error), 120)})",
             ) from None
 
     def canonical(
@@ -203,13 +207,19 @@ class Codec:
         return self._canonical(messages, tools, add_generation_prompt, now, options)[1]
 
     def _canonical(
-        self, messages: Sequence[Any], tools: Tools, add_generation_prompt: bool,
-        now: datetime | date | str | None, options: dict[str, Any],
+        self,
+        messages: Sequence[Any],
+        tools: Tools,
+        add_generation_prompt: bool,
+        now: datetime | date | str | None,
+        options: dict[str, Any],
     ) -> tuple[Conversation, list[_canonical.Loss]]:
         self._renderer.check_options(options)
         draft = _canonical.Draft(
-            messages=to_messages(messages), tools=[dict(tool) for tool in tools or ()],
-            options=dict(options), add_generation_prompt=add_generation_prompt,
+            messages=to_messages(messages),
+            tools=[dict(tool) for tool in tools or ()],
+            options=dict(options),
+            add_generation_prompt=add_generation_prompt,
             now=as_datetime(now) or datetime.now(),
         )
         losses = _canonical.apply(self.spec.family.rules(self.spec), draft)
@@ -243,22 +253,20 @@ class Codec:
         if not completion and rendered.startswith(prompt):
             completion = rendered[len(prompt) :]
         return check_prefix(
-            prompt, completion, rendered,
+            prompt,
+            completion,
+            rendered,
             lambda k: self.render(messages[:k], tools=tools, now=when, add_generation_prompt=False, **options),
             len(messages),
         )
 
-    def _generation_prompt_after(
-        self, history: Sequence[Any], tools: Tools, options: Mapping[str, Any]
-    ) -> str:
+    def _generation_prompt_after(self, history: Sequence[Any], tools: Tools, options: Mapping[str, Any]) -> str:
         """What the template appends to ``history`` as its generation prompt."""
         now = datetime.now()  # one clock reading for both renders: the date cannot differ
         with_prompt = self.render(history, tools=tools, now=now, **options)
         without = self.render(history, tools=tools, now=now, add_generation_prompt=False, **options)
         if not with_prompt.startswith(without):
-            raise RenderError(
-                f"the {self.name} template's generation prompt is not a suffix of the prompt"
-            )
+            raise RenderError(f"the {self.name} template's generation prompt is not a suffix of the prompt")
         return with_prompt[len(without) :]
 
 

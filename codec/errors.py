@@ -25,9 +25,7 @@ class RenderError(CodecError):
     place (``offset`` counts characters in that message's text).
     """
 
-    def __init__(
-        self, text: str, *, message_index: int | None = None, offset: int | None = None
-    ) -> None:
+    def __init__(self, text: str, *, message_index: int | None = None, offset: int | None = None) -> None:
         where = []
         if message_index is not None:
             where.append(f"message {message_index}")

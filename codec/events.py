@@ -70,8 +70,16 @@ def openai_delta(event: Event) -> dict[str, Any]:
     if isinstance(event, ContentDelta):
         return {"content": event.text}
     if isinstance(event, ToolCallStart):
-        return {"tool_calls": [{"index": event.index, "id": event.id, "type": "function",
-                                "function": {"name": event.name, "arguments": ""}}]}
+        return {
+            "tool_calls": [
+                {
+                    "index": event.index,
+                    "id": event.id,
+                    "type": "function",
+                    "function": {"name": event.name, "arguments": ""},
+                }
+            ]
+        }
     if isinstance(event, ToolCallDelta):
         return {"tool_calls": [{"index": event.index, "function": {"arguments": event.arguments}}]}
     return {}

@@ -98,8 +98,11 @@ class ToolCall(_Frozen):
         function = data["function"]
         if not isinstance(function, Mapping):
             raise ValueError("'function' must be an object with 'name' and 'arguments'")
-        return {"id": data.get("id"), "name": function.get("name"),
-                "arguments": _arguments_object(function.get("arguments"))}
+        return {
+            "id": data.get("id"),
+            "name": function.get("name"),
+            "arguments": _arguments_object(function.get("arguments")),
+        }
 
     @field_validator("arguments")
     @classmethod
@@ -115,13 +118,15 @@ class ToolCall(_Frozen):
 
     def to_openai(self) -> dict[str, Any]:
         """The OpenAI wire form, with ``arguments`` as a JSON string."""
-        return {"id": self.id, "type": "function",
-                "function": {"name": self.name, "arguments": self.arguments_json}}
+        return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": self.arguments_json}}
 
     def to_template(self) -> dict[str, Any]:
         """What chat templates read: the OpenAI shape with ``arguments`` as a mapping."""
-        call: dict[str, Any] = {"id": self.id, "type": "function",
-                                "function": {"name": self.name, "arguments": self.arguments}}
+        call: dict[str, Any] = {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments},
+        }
         if self.id is None:
             del call["id"]
         return call
@@ -331,20 +336,19 @@ def to_message(message: Any, index: int = 0) -> AnyMessage:
     if isinstance(message, (SystemMessage, UserMessage, AssistantMessage, ToolMessage)):
         return message
     if not isinstance(message, Mapping):
-        raise RenderError(f"a message must be a dict or a codec message, got {type(message).__name__}",
-                          message_index=index)
+        raise RenderError(
+            f"a message must be a dict or a codec message, got {type(message).__name__}", message_index=index
+        )
     role = message.get("role")
     if role not in ("system", "user", "assistant", "tool"):
-        raise RenderError(f"unknown role {role!r}; expected system, user, assistant or tool",
-                          message_index=index)
+        raise RenderError(f"unknown role {role!r}; expected system, user, assistant or tool", message_index=index)
     try:
         validated: AnyMessage = _MESSAGE.validate_python(dict(message))
         return validated
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"][1:]) or "message"
-        raise RenderError(f"invalid {role} message at {where}: {first['msg']}",
-                          message_index=index) from None
+        raise RenderError(f"invalid {role} message at {where}: {first['msg']}", message_index=index) from None
 
 
 def to_messages(messages: Iterable[Any]) -> list[AnyMessage]:

@@ -59,9 +59,7 @@ _FRAGMENTS = (
 _CONTROL_FRAGMENTS = ("[regular]", "[vanilla]", "{REASON:low}", "{REASON:i3}", "[MODE:high]")
 
 
-def texts(
-    *, controls: bool = False, min_size: int = 0, max_size: int = 12
-) -> st.SearchStrategy[str]:
+def texts(*, controls: bool = False, min_size: int = 0, max_size: int = 12) -> st.SearchStrategy[str]:
     """Message text: words, marker-like pieces, unicode and whitespace, never a special token.
 
     ``controls`` mixes in glm-effort's ``[regular]`` / ``{REASON:x}`` / ``[MODE:x]`` tags.
@@ -96,9 +94,7 @@ def json_values(*, max_leaves: int = 8) -> st.SearchStrategy[Json]:
     )
     return st.recursive(
         scalars,
-        lambda inner: st.one_of(
-            st.lists(inner, max_size=3), st.dictionaries(_keys(), inner, max_size=3)
-        ),
+        lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_keys(), inner, max_size=3)),
         max_leaves=max_leaves,
     )
 
@@ -165,9 +161,7 @@ def content(*, parts: bool, controls: bool = False) -> st.SearchStrategy[Json]:
     text = texts(controls=controls)
     if not parts:
         return text
-    part = st.one_of(
-        text.map(lambda value: {"type": "text", "text": value}), st.sampled_from(_MEDIA_PARTS)
-    )
+    part = st.one_of(text.map(lambda value: {"type": "text", "text": value}), st.sampled_from(_MEDIA_PARTS))
     return st.one_of(text, st.lists(part, min_size=1, max_size=4))
 
 
@@ -182,9 +176,7 @@ def _calls(draw: st.DrawFn, next_id: list[int]) -> list[dict[str, Json]]:
 
 
 @st.composite
-def _assistant(
-    draw: st.DrawFn, parts: bool, controls: bool, calls: list[dict[str, Json]] | None
-) -> dict[str, Json]:
+def _assistant(draw: st.DrawFn, parts: bool, controls: bool, calls: list[dict[str, Json]] | None) -> dict[str, Json]:
     message: dict[str, Json] = {"role": "assistant"}
     if not calls or draw(st.booleans()):
         message["content"] = draw(content(parts=parts, controls=controls))
@@ -207,9 +199,7 @@ def _result(draw: st.DrawFn, parts: bool, call: dict[str, Json]) -> dict[str, Js
 
 
 @st.composite
-def _tool_round(
-    draw: st.DrawFn, parts: bool, controls: bool, next_id: list[int]
-) -> list[dict[str, Json]]:
+def _tool_round(draw: st.DrawFn, parts: bool, controls: bool, next_id: list[int]) -> list[dict[str, Json]]:
     """An assistant turn with calls, then their results in any order (GLM re-orders them)."""
     calls = draw(_calls(next_id))
     results = [draw(_result(parts, call)) for call in draw(st.permutations(calls))]
@@ -225,9 +215,7 @@ def conversations(draw: st.DrawFn, fmt: str, *, controls: bool = False) -> list[
     user = content(parts=parts, controls=controls).map(lambda c: {"role": "user", "content": c})
     system = content(parts=parts, controls=controls).map(lambda c: {"role": "system", "content": c})
     if draw(st.integers(0, 9)) == 0:
-        any_message = st.one_of(
-            user, system, _assistant(parts, controls, None), _tool_round(parts, controls, next_id)
-        )
+        any_message = st.one_of(user, system, _assistant(parts, controls, None), _tool_round(parts, controls, next_id))
         drawn = draw(st.lists(any_message, min_size=1, max_size=6))
         return [m for item in drawn for m in (item if isinstance(item, list) else [item])]
     messages = [draw(system)] if draw(st.booleans()) else []

@@ -40,14 +40,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT / "tests") not in sys.path:
     sys.path.insert(0, str(ROOT / "tests"))  # support.parsing.fold: one statement of the event protocol
 
-from support.parsing import fold  # noqa: E402
-
 import codec  # noqa: E402
 from codec.engine.grammar import COMPLETION_START, compiled  # noqa: E402
 from codec.events import Event  # noqa: E402
 from codec.formats import ANY_TEXT  # noqa: E402
 from codec.models import content_text  # noqa: E402
 from codec.registry import FORMATS  # noqa: E402
+from support.parsing import fold  # noqa: E402
 
 # A small fixed tool list: string, integer, number|null, boolean, enum, array and object
 # parameters, so that arguments are typed from the schema.

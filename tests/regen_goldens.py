@@ -8,8 +8,9 @@ change and exits 1 if there are any (``tests/test_regen_goldens.py`` runs it, so
 fail CI). Either way it exits 2, writing nothing, if a golden cannot be regenerated (codec and
 transformers disagree on a render). What each kind regenerates, and from what:
 
-- ``parse``: ``<case>/<format>.json`` gets the ``message``, ``finish_reason``, ``truncated_call`` and ``diagnostics`` codec reads from the
-  hand-written completion ``<format>.txt``, given the ``options`` and ``tools`` the .json names;
+- ``parse``: ``<case>/<format>.json`` gets the ``message``, ``finish_reason``, ``truncated_call``
+  and ``diagnostics`` codec reads from the hand-written completion ``<format>.txt``, given the
+  ``options`` and ``tools`` the .json names;
 - ``prompt``: ``<format>.prompt.txt`` and ``<format>.canonical.json`` from the hand-written
   ``<format>.input.json`` (render it, then ``parse_prompt`` the prompt);
 - ``render``: ``<format>.json`` and ``<format>.txt`` for the conversations below, per format of
@@ -27,12 +28,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from support import goldens, parsing, prompts, rendering
-from support.reference import reference_render
-
 import codec
 from codec.registry import FORMATS
 from codec.strategies import RenderCase
+from support import goldens, parsing, prompts, rendering
+from support.reference import reference_render
 
 NOW = datetime(2026, 3, 14, 9, 26, 53)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.parsing import TOOLS
 
 import codec
+from support.parsing import TOOLS
 
 HISTORY = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Weather in Paris?"}]
 GLM_CALL = (

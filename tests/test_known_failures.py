@@ -8,11 +8,11 @@ its string, a string argument that reads as a number); a few state one format's 
 from __future__ import annotations
 
 import pytest
-from support.parsing import TOOLS, ids, stream_chunks
 
 import codec
 from codec.events import ContentDelta, ReasoningDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
 from codec.registry import FORMATS
+from support.parsing import TOOLS, ids, stream_chunks
 
 
 def _arguments_by_call(events: list[codec.Event]) -> dict[int, str]:

@@ -11,10 +11,10 @@ import cProfile
 import pstats
 
 import pytest
-from support.parsing import TOOLS, ids
 
 import codec
 from codec.registry import FORMATS
+from support.parsing import TOOLS, ids
 
 CODE_LINE = "    total = compute(values[i], weights[i]) + offset  # step\n"
 

@@ -30,9 +30,10 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     isolation = [] if importlib.util.find_spec("hatchling") is None else ["--no-build-isolation"]
     build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", *isolation, "-w", str(out),
-         str(ROOT)],
-        capture_output=True, text=True, timeout=300,
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", *isolation, "-w", str(out), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert build.returncode == 0, build.stderr
     (built,) = out.glob("codec-*.whl")
@@ -62,8 +63,9 @@ def test_bundled_files_are_byte_identical_to_the_checkout(wheel: Path) -> None:
             assert archive.read(f"codec/{folder}/{name}") == (ROOT / folder / name).read_bytes()
 
 
-@pytest.mark.skipif(bool(os.environ.get("CODEC_SKIP_INSTALL_TEST")),
-                    reason="CODEC_SKIP_INSTALL_TEST is set (installing needs PyPI)")
+@pytest.mark.skipif(
+    bool(os.environ.get("CODEC_SKIP_INSTALL_TEST")), reason="CODEC_SKIP_INSTALL_TEST is set (installing needs PyPI)"
+)
 def test_installed_wheel_runs_the_demo_outside_the_checkout(wheel: Path, tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
@@ -71,13 +73,23 @@ def test_installed_wheel_runs_the_demo_outside_the_checkout(wheel: Path, tmp_pat
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     install = subprocess.run(
         [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)],
-        capture_output=True, text=True, env=env, timeout=600,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
     )
     assert install.returncode == 0, install.stderr
-    where = subprocess.run([str(python), "-c", "import codec; print(codec.__file__)"],
-                           capture_output=True, text=True, env=env, cwd=tmp_path, check=True)
+    where = subprocess.run(
+        [str(python), "-c", "import codec; print(codec.__file__)"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        check=True,
+    )
     assert Path(where.stdout.strip()).is_relative_to(venv)
-    demo = subprocess.run([str(venv / "bin" / "codec"), "demo"], capture_output=True, text=True,
-                          env=env, cwd=tmp_path, timeout=120)
+    demo = subprocess.run(
+        [str(venv / "bin" / "codec"), "demo"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120
+    )
     assert demo.returncode == 0, demo.stderr
     assert "=== gemma4: " in demo.stdout

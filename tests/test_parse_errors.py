@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from support.parsing import TOOLS, ids
 
 import codec
 from codec.events import ContentDelta, ReasoningDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
 from codec.registry import FORMATS
+from support.parsing import TOOLS, ids
 
 
 def strict_error(fmt: str, completion: str, **options: object) -> codec.ParseError:

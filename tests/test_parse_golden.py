@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
+import codec
 from support.parsing import (
     TOOLS,
     delta_signature,
@@ -16,8 +18,6 @@ from support.parsing import (
     load_golden,
     stream_chunks,
 )
-
-import codec
 
 CASES = golden_cases()
 

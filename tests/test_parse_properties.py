@@ -27,14 +27,14 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from support.parsing import TOOLS, delta_signature, fold, ids
-from test_prompt_roundtrip import completion_after, expected_reply, made_up_id, with_ids_of
 
 import codec
 from codec import strategies
 from codec.engine.grammar import COMPLETION_START, compiled
 from codec.events import Event
 from codec.registry import FORMATS
+from support.parsing import TOOLS, delta_signature, fold, ids
+from test_prompt_roundtrip import completion_after, expected_reply, made_up_id, with_ids_of
 
 NOW = datetime(2026, 11, 30)
 HISTORY = [{"role": "user", "content": "Go."}]

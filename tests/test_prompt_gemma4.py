@@ -11,20 +11,31 @@ from typing import Any
 import pytest
 
 import codec
-from codec.models import MediaPart, TextPart
 from codec.formats.gemma4.turns import HIDDEN_REASONING
+from codec.models import MediaPart, TextPart
 
 GEMMA = codec.load("gemma4")
-WEATHER = {"type": "function", "function": {
-    "name": "get_weather", "description": "Current weather.", "strict": True,
-    "parameters": {"type": "object", "required": ["city"], "additionalProperties": False, "properties": {
-        "city": {"type": "string", "description": "City name", "default": "Paris"},
-        "unit": {"type": "string", "enum": ["C", "F"], "format": "unit"},
-        "days": {"type": ["integer", "null"], "minimum": 1, "description": "How many"},
-        "tags": {"type": "array", "items": {"type": "string", "maxLength": 9}},
-        "where": {"type": "object", "properties": {"lat": {"type": "number"}}, "required": ["lat"]},
-        "Extra": {"type": "object", "title": "free-form", "nullable": True},
-    }}}}
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Current weather.",
+        "strict": True,
+        "parameters": {
+            "type": "object",
+            "required": ["city"],
+            "additionalProperties": False,
+            "properties": {
+                "city": {"type": "string", "description": "City name", "default": "Paris"},
+                "unit": {"type": "string", "enum": ["C", "F"], "format": "unit"},
+                "days": {"type": ["integer", "null"], "minimum": 1, "description": "How many"},
+                "tags": {"type": "array", "items": {"type": "string", "maxLength": 9}},
+                "where": {"type": "object", "properties": {"lat": {"type": "number"}}, "required": ["lat"]},
+                "Extra": {"type": "object", "title": "free-form", "nullable": True},
+            },
+        },
+    },
+}
 
 
 def parsed(messages: list[dict[str, Any]], **kwargs: Any) -> codec.Conversation:
@@ -65,30 +76,43 @@ def result(call_id: str, content: Any) -> dict[str, Any]:
 
 def test_declarations_come_back_as_the_schema_they_show() -> None:
     prompt = GEMMA.render([user("Hi")], tools=[WEATHER])
-    assert "type:<|\"|>STRING<|\"|>" in prompt and "required:[<|\"|>city<|\"|>]" in prompt
+    assert 'type:<|"|>STRING<|"|>' in prompt and 'required:[<|"|>city<|"|>]' in prompt
     function = parsed([user("Hi")], tools=[WEATHER]).tools[0]["function"]
-    assert function == {"name": "get_weather", "description": "Current weather.", "parameters": {
-        "type": "object", "required": ["city"], "properties": {
-            "city": {"type": "string", "description": "City name"},
-            "unit": {"type": "string", "enum": ["C", "F"]},
-            "days": {"type": ["integer", "null"], "description": "How many"},
-            "tags": {"type": "array", "items": {"type": "string", "maxLength": 9}},
-            "where": {"type": "object", "properties": {"lat": {"type": "number"}}, "required": ["lat"]},
-            "Extra": {"type": "object", "nullable": True, "properties": {"title": {}}},
-        }}}
+    assert function == {
+        "name": "get_weather",
+        "description": "Current weather.",
+        "parameters": {
+            "type": "object",
+            "required": ["city"],
+            "properties": {
+                "city": {"type": "string", "description": "City name"},
+                "unit": {"type": "string", "enum": ["C", "F"]},
+                "days": {"type": ["integer", "null"], "description": "How many"},
+                "tags": {"type": "array", "items": {"type": "string", "maxLength": 9}},
+                "where": {"type": "object", "properties": {"lat": {"type": "number"}}, "required": ["lat"]},
+                "Extra": {"type": "object", "nullable": True, "properties": {"title": {}}},
+            },
+        },
+    }
     assert list(function["parameters"]["properties"]) == ["city", "days", "Extra", "tags", "unit", "where"]
 
 
 def test_a_tool_call_turn_its_results_and_the_answer_share_one_model_turn() -> None:
-    messages = [user("Weather in Paris and Oslo?"),
-                assistant(None, None, call("x1", "Paris"), call("x2", "Oslo")),
-                result("x2", "-3 C"), result("x1", "18 C"), assistant("Paris is warmer.")]
+    messages = [
+        user("Weather in Paris and Oslo?"),
+        assistant(None, None, call("x1", "Paris"), call("x2", "Oslo")),
+        result("x2", "-3 C"),
+        result("x1", "18 C"),
+        assistant("Paris is warmer."),
+    ]
     prompt = GEMMA.render(messages, add_generation_prompt=False)
     assert prompt.count("<|turn>model\n") == 1
-    assert "{value:<|\"|>18 C<|\"|>}<tool_response|>\nParis is warmer.<turn|>" in prompt
+    assert '{value:<|"|>18 C<|"|>}<tool_response|>\nParis is warmer.<turn|>' in prompt
     back = parsed(messages, add_generation_prompt=False)
     assert [(c.id, c.arguments) for c in back.messages[1].tool_calls] == [
-        ("call_0", {"city": "Paris"}), ("call_1", {"city": "Oslo"})]
+        ("call_0", {"city": "Paris"}),
+        ("call_1", {"city": "Oslo"}),
+    ]
     assert back.to_openai()[2:] == [
         {"role": "tool", "content": "-3 C", "tool_call_id": "call_0"},  # by name and order only
         {"role": "tool", "content": "18 C", "tool_call_id": "call_1"},
@@ -124,8 +148,9 @@ def test_preserve_thinking_shows_through_the_reasoning_it_keeps() -> None:
 
 def test_the_empty_thought_channel_means_thinking_off() -> None:
     prompt = GEMMA.render([user("Hi"), assistant("Hello")])
-    assert prompt.endswith("<|turn>model\n<|channel>thought\n<channel|>Hello<turn|>\n"
-                           "<|turn>model\n<|channel>thought\n<channel|>")
+    assert prompt.endswith(
+        "<|turn>model\n<|channel>thought\n<channel|>Hello<turn|>\n<|turn>model\n<|channel>thought\n<channel|>"
+    )
     conversation = parsed([user("Hi"), assistant("Hello")])
     assert conversation.messages[1] == codec.AssistantMessage(content="Hello")
     assert conversation.add_generation_prompt
@@ -155,8 +180,13 @@ def test_string_results_are_values_and_mapping_results_read_as_json() -> None:
 
 
 def test_results_are_matched_by_the_name_the_template_prints() -> None:
-    messages = [user("Two?"), assistant(None, None, call("a", "Paris"), call("b", "Oslo", "get_time")),
-                result("b", "noon"), result("zzz", "?"), {**result("a", "18 C"), "name": "get_weather"}]
+    messages = [
+        user("Two?"),
+        assistant(None, None, call("a", "Paris"), call("b", "Oslo", "get_time")),
+        result("b", "noon"),
+        result("zzz", "?"),
+        {**result("a", "18 C"), "name": "get_weather"},
+    ]
     back = parsed(messages).messages
     assert [(m.tool_call_id, m.name) for m in back[2:]] == [("call_1", None), (None, "unknown"), ("call_0", None)]
 
@@ -168,9 +198,15 @@ def test_media_become_placeholders_and_url_audio_and_video_are_lost() -> None:
     prompt = GEMMA.render([user(content)])
     assert "<|turn>user\nWhat is this?<|image|>And?<turn|>" in prompt
     assert parsed([user(content)]).messages[0].content == (
-        TextPart(text="What is this?"), MediaPart(type="image"), TextPart(text="And?"))
-    tool_media = [user("Look"), assistant(None, None, call("a", "Paris")),
-                  result("a", [{"type": "text", "text": "a map"}, {"type": "image"}])]
+        TextPart(text="What is this?"),
+        MediaPart(type="image"),
+        TextPart(text="And?"),
+    )
+    tool_media = [
+        user("Look"),
+        assistant(None, None, call("a", "Paris")),
+        result("a", [{"type": "text", "text": "a map"}, {"type": "image"}]),
+    ]
     assert parsed(tool_media).messages[2].content == (TextPart(text="a map"), MediaPart(type="image"))
 
 
@@ -183,8 +219,14 @@ def test_the_first_system_message_keeps_the_shape_the_header_shows() -> None:
 
 
 def test_explain_losses_names_each_rule_at_the_callers_message_index() -> None:
-    messages = [user("Hi"), assistant(" Hello ", "greet"), result("nobody", "?"), user("Oslo?"),
-                assistant(None, None, call("c9", "Oslo")), result("c9", "-3 C")]
+    messages = [
+        user("Hi"),
+        assistant(" Hello ", "greet"),
+        result("nobody", "?"),
+        user("Oslo?"),
+        assistant(None, None, call("c9", "Oslo")),
+        result("c9", "-3 C"),
+    ]
     losses = GEMMA.explain_losses(messages, tools=[WEATHER], preserve_thinking=False)
     found = [(loss.rule, loss.message_index) for loss in losses]
     assert ("results_without_their_call_dropped", None) in found
@@ -203,13 +245,16 @@ def test_nothing_is_lost_from_a_plain_conversation() -> None:
 ASKED = "<bos><|turn>user\nHi<turn|>\n<|turn>model\n"
 
 
-@pytest.mark.parametrize(("prompt", "code", "at"), [
-    (codec.load("glm").render([user("hi")]), "unexpected_text", "[gMASK]"),  # another format's
-    (ASKED + "<|channel>thought\n<channel|>Hi<eos>", "unexpected_marker", "<eos>"),  # a stop marker
-    ("<bos><|turn>assistant\nHi<turn|>\n", "unexpected_text", "assistant"),  # not a template role
-    (ASKED + "<|tool_call>call:f{city:Paris}<tool_call|>", "malformed", "Paris"),  # an unquoted string
-    (ASKED + "Hi<turn|><|turn>user\n", "unexpected_marker", "<|turn>user"),  # no new line after <turn|>
-])
+@pytest.mark.parametrize(
+    ("prompt", "code", "at"),
+    [
+        (codec.load("glm").render([user("hi")]), "unexpected_text", "[gMASK]"),  # another format's
+        (ASKED + "<|channel>thought\n<channel|>Hi<eos>", "unexpected_marker", "<eos>"),  # a stop marker
+        ("<bos><|turn>assistant\nHi<turn|>\n", "unexpected_text", "assistant"),  # not a template role
+        (ASKED + "<|tool_call>call:f{city:Paris}<tool_call|>", "malformed", "Paris"),  # an unquoted string
+        (ASKED + "Hi<turn|><|turn>user\n", "unexpected_marker", "<|turn>user"),  # no new line after <turn|>
+    ],
+)
 def test_a_prompt_that_is_not_gemmas_raises_parse_error_with_its_position(prompt: str, code: str, at: str) -> None:
     with pytest.raises(codec.ParseError) as raised:
         GEMMA.parse_prompt(prompt)

@@ -5,9 +5,9 @@ back from what was parsed."""
 from __future__ import annotations
 
 import pytest
-from support.prompts import as_json, canonical_input, cases, load_canonical, load_input, load_prompt, render_input
 
 import codec
+from support.prompts import as_json, canonical_input, cases, load_canonical, load_input, load_prompt, render_input
 
 CASES = cases()
 

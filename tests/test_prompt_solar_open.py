@@ -15,8 +15,10 @@ import codec
 
 SOLAR = codec.load("solar-open")
 NOW = datetime(2026, 11, 30, 9, 30)
-WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {
-    "type": "object", "properties": {"city": {"type": "string"}}}}}
+WEATHER = {
+    "type": "function",
+    "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}},
+}
 
 
 def parsed(messages: list[dict[str, Any]], **kwargs: Any) -> codec.Conversation:
@@ -36,9 +38,7 @@ def system(text: str) -> dict[str, Any]:
     return {"role": "system", "content": text}
 
 
-def assistant(
-    content: str | None = None, reasoning: str | None = None, *calls: dict[str, Any]
-) -> dict[str, Any]:
+def assistant(content: str | None = None, reasoning: str | None = None, *calls: dict[str, Any]) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant"}
     if content is not None:
         message["content"] = content
@@ -60,9 +60,7 @@ def result(call_id: str, text: str) -> dict[str, Any]:
 
 def test_system_messages_anywhere_come_back_first() -> None:
     conversation = parsed([user("Hi"), system("Be brief."), user("2 + 2?"), system("No emoji.")])
-    assert conversation.to_openai() == [
-        system("Be brief."), system("No emoji."), user("Hi"), user("2 + 2?")
-    ]
+    assert conversation.to_openai() == [system("Be brief."), system("No emoji."), user("Hi"), user("2 + 2?")]
 
 
 def test_a_system_message_holding_a_blank_line_comes_back_as_two() -> None:
@@ -90,13 +88,16 @@ def test_tools_come_back_as_the_function_json_the_prompt_shows() -> None:
     assert conversation.tools == (WEATHER, search)
 
 
-@pytest.mark.parametrize(("given", "back"), [
-    ({"type": "json_object"}, {"type": "json_object"}),
-    ({"enum": [1.5, None, True, "it's"]}, {"enum": [1.5, None, True, "it's"]}),
-    ("Reply with one word.", "Reply with one word."),
-    ("{'type': 'json_object'}", {"type": "json_object"}),  # the same text as the dict's
-    ({"limit": float("inf")}, "{'limit': inf}"),  # not a Python literal: the text comes back
-])
+@pytest.mark.parametrize(
+    ("given", "back"),
+    [
+        ({"type": "json_object"}, {"type": "json_object"}),
+        ({"enum": [1.5, None, True, "it's"]}, {"enum": [1.5, None, True, "it's"]}),
+        ("Reply with one word.", "Reply with one word."),
+        ("{'type': 'json_object'}", {"type": "json_object"}),  # the same text as the dict's
+        ({"limit": float("inf")}, "{'limit': inf}"),  # not a Python literal: the text comes back
+    ],
+)
 def test_response_format_comes_back_as_printed(given: Any, back: Any) -> None:
     conversation = parsed([user("Hi")], response_format=given)
     assert conversation.options == {"now": "2026-11-30", "response_format": back}
@@ -134,22 +135,27 @@ def test_any_other_think_render_option_shows_no_reasoning() -> None:
 
 
 def test_content_beside_tool_calls_is_dropped_and_empty_content_stays() -> None:
-    messages = [user("Weather?"), assistant("Checking.", "need data", call("a1b2c3d4e5", "Oslo")),
-                result("a1b2c3d4e5", "-3 C"), assistant("")]
+    messages = [
+        user("Weather?"),
+        assistant("Checking.", "need data", call("a1b2c3d4e5", "Oslo")),
+        result("a1b2c3d4e5", "-3 C"),
+        assistant(""),
+    ]
     conversation = parsed(messages)
     checking, answer = conversation.messages[1], conversation.messages[3]
-    assert checking == codec.AssistantMessage(reasoning="need data", tool_calls=(
-        codec.ToolCall(id="a1b2c3d4e5", name="get_weather", arguments={"city": "Oslo"}),))
+    assert checking == codec.AssistantMessage(
+        reasoning="need data",
+        tool_calls=(codec.ToolCall(id="a1b2c3d4e5", name="get_weather", arguments={"city": "Oslo"}),),
+    )
     assert answer == codec.AssistantMessage(content="")  # the template cannot print None
 
 
 def test_arguments_come_back_as_json_reads_them() -> None:
-    function = {"name": "plot", "arguments": {"points": (1, 2.5), "label": "日本語 \"q\""}}
-    messages = [user("Go"), assistant(None, None, {"id": "call_1", "type": "function",
-                                                   "function": function})]
+    function = {"name": "plot", "arguments": {"points": (1, 2.5), "label": '日本語 "q"'}}
+    messages = [user("Go"), assistant(None, None, {"id": "call_1", "type": "function", "function": function})]
     reply = parsed(messages, add_generation_prompt=False).messages[1]
     assert isinstance(reply, codec.AssistantMessage)
-    assert reply.tool_calls[0].arguments == {"points": [1, 2.5], "label": "日本語 \"q\""}
+    assert reply.tool_calls[0].arguments == {"points": [1, 2.5], "label": '日本語 "q"'}
 
 
 @pytest.mark.parametrize(("effort", "shown"), [("low", "low"), ("minimal", "low"), ("high", None)])
@@ -164,19 +170,32 @@ def test_low_effort_writes_an_empty_think_turn_first(effort: str, shown: str | N
 
 def test_consecutive_results_share_one_block_and_take_their_calls_names() -> None:
     calls = assistant(None, None, call("a1b2c3d4e5", "Oslo"), call("f6g7h8i9j0", "Rome"))
-    messages = [user("Oslo and Rome?"), calls, result("f6g7h8i9j0", "22 C"),
-                {**result("a1b2c3d4e5", "-3 C"), "name": "weather"}, result("unknown", "late")]
+    messages = [
+        user("Oslo and Rome?"),
+        calls,
+        result("f6g7h8i9j0", "22 C"),
+        {**result("a1b2c3d4e5", "-3 C"), "name": "weather"},
+        result("unknown", "late"),
+    ]
     assert SOLAR.render(messages, now=NOW).count("<|begin|>tool<|tool_response|>") == 1
     results = [m for m in parsed(messages).messages if isinstance(m, codec.ToolMessage)]
     assert [(m.tool_call_id, m.name) for m in results] == [
-        ("f6g7h8i9j0", "get_weather"), ("a1b2c3d4e5", "get_weather"), ("unknown", None)
+        ("f6g7h8i9j0", "get_weather"),
+        ("a1b2c3d4e5", "get_weather"),
+        ("unknown", None),
     ]
 
 
 def test_a_system_message_between_results_goes_back_between_them() -> None:
-    messages = [system("Use tools."), user("Oslo?"),
-                assistant(None, None, call("a1b2c3d4e5", "Oslo")), result("a1b2c3d4e5", "-3 C"),
-                system("Results may be stale."), system("Really."), result("a1b2c3d4e5", "-4 C")]
+    messages = [
+        system("Use tools."),
+        user("Oslo?"),
+        assistant(None, None, call("a1b2c3d4e5", "Oslo")),
+        result("a1b2c3d4e5", "-3 C"),
+        system("Results may be stale."),
+        system("Really."),
+        result("a1b2c3d4e5", "-4 C"),
+    ]
     assert SOLAR.render(messages, now=NOW).count("<|begin|>tool<|tool_response|>") == 2
     roles = [m.role for m in parsed(messages).messages]
     assert roles == ["system", "system", "user", "assistant", "tool", "system", "tool"]
@@ -184,9 +203,14 @@ def test_a_system_message_between_results_goes_back_between_them() -> None:
 
 
 def test_explain_losses_names_each_rule_at_the_callers_message_index() -> None:
-    messages = [user("Hi"), assistant("Hello", "greet"), system("Be brief."), user("Weather?"),
-                assistant("Checking.", None, call("a1b2c3d4e5", "Oslo")),
-                result("a1b2c3d4e5", "-3 C")]
+    messages = [
+        user("Hi"),
+        assistant("Hello", "greet"),
+        system("Be brief."),
+        user("Weather?"),
+        assistant("Checking.", None, call("a1b2c3d4e5", "Oslo")),
+        result("a1b2c3d4e5", "-3 C"),
+    ]
     losses = SOLAR.explain_losses(messages, now=NOW, reasoning_effort="high")
     found = [(loss.rule, loss.message_index) for loss in losses]
     assert ("reasoning_shown", 1) in found
@@ -204,21 +228,28 @@ def test_nothing_is_lost_from_a_plain_conversation() -> None:
 
 
 ASKED = "<|begin|>user<|content|>x<|end|><|begin|>assistant"
-RESULTS = ("<|begin|>tool<|tool_response|><|tool_response:begin|>a<|tool_response:name|>"
-           "<|tool_response:result|>r<|tool_response:end|><|end|>")
+RESULTS = (
+    "<|begin|>tool<|tool_response|><|tool_response:begin|>a<|tool_response:name|>"
+    "<|tool_response:result|>r<|tool_response:end|><|end|>"
+)
 
 
-@pytest.mark.parametrize(("prompt", "code", "offset"), [
-    (codec.load("glm").render([user("hi")]), "unexpected_text", 0),  # another format's prompt
-    (ASKED + "<|content|>y<|flush|>", "unexpected_marker", 62),  # a completion's stop marker
-    ("<|begin|>system<|content|>Hello<|end|>", "system_text", 26),  # no section heading
-    (ASKED + "<|tool_calls|><|tool_call:begin|>a<|tool_call:name|>f<|tool_call:args|>[1]"
-     "<|tool_call:end|><|calls|>", "arguments", 121),  # arguments that are not an object
-    (RESULTS * 2, "tool_blocks", 129),  # two tool blocks with no system message to part them
-])
-def test_a_prompt_the_template_cannot_write_is_a_parse_error(
-    prompt: str, code: str, offset: int
-) -> None:
+@pytest.mark.parametrize(
+    ("prompt", "code", "offset"),
+    [
+        (codec.load("glm").render([user("hi")]), "unexpected_text", 0),  # another format's prompt
+        (ASKED + "<|content|>y<|flush|>", "unexpected_marker", 62),  # a completion's stop marker
+        ("<|begin|>system<|content|>Hello<|end|>", "system_text", 26),  # no section heading
+        (
+            ASKED + "<|tool_calls|><|tool_call:begin|>a<|tool_call:name|>f<|tool_call:args|>[1]"
+            "<|tool_call:end|><|calls|>",
+            "arguments",
+            121,
+        ),  # arguments that are not an object
+        (RESULTS * 2, "tool_blocks", 129),  # two tool blocks with no system message to part them
+    ],
+)
+def test_a_prompt_the_template_cannot_write_is_a_parse_error(prompt: str, code: str, offset: int) -> None:
     with pytest.raises(codec.ParseError) as raised:
         SOLAR.parse_prompt(prompt)
     assert (raised.value.code, raised.value.offset) == (code, offset)

@@ -9,8 +9,15 @@ import codec
 
 README = Path(__file__).parent.parent / "README.md"
 HISTORY = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Weather in Paris?"}]
-TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
-    "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        },
+    }
+]
 Q = '<|"|>'
 # What the model wrote, without its stop token (the engine never feeds that one back, so the
 # cache does not hold it).
@@ -18,17 +25,21 @@ SCENARIOS = {
     "glm": {
         "answer": "It is asked for.</think>Sunny, 18 C.",
         "answer after a blank line": "It is asked for.</think>\n\nSunny, 18 C.",
-        "tool call": "Use the tool.</think><tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>",
+        "tool call": "Use the tool.</think><tool_call>get_weather"
+        "<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>",
     },
     "glm-effort": {
         "answer": "It is asked for.</think>Sunny, 18 C.",
-        "tool call": "Use the tool.</think><tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>",
+        "tool call": "Use the tool.</think><tool_call>get_weather"
+        "<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>",
     },
     "solar-open": {
         "answer": "<|think|>It is asked for.<|end|><|begin|>assistant<|content|>Sunny, 18 C.",
         "answer, reasoning_effort=low": "<|content|>Sunny, 18 C.",
-        "tool call": ("<|think|>Use the tool.<|end|><|begin|>assistant<|tool_calls|><|tool_call:begin|>a1b2c3d4e5"
-                      '<|tool_call:name|>get_weather<|tool_call:args|>{"city": "Paris"}<|tool_call:end|>'),
+        "tool call": (
+            "<|think|>Use the tool.<|end|><|begin|>assistant<|tool_calls|><|tool_call:begin|>a1b2c3d4e5"
+            '<|tool_call:name|>get_weather<|tool_call:args|>{"city": "Paris"}<|tool_call:end|>'
+        ),
     },
     "gemma4": {
         "answer": "Sunny, 18 C.",
@@ -47,9 +58,14 @@ def table() -> str:
         for name, completion in scenarios.items():
             options = dict(OPTIONS.get(name.partition(", ")[2], {}))
             result = codec.load(fmt).prefix_check(HISTORY, completion, tools=TOOLS, now="2026-11-30", **options)
-            verdict = "yes" if result.ok else (
-                f"no: at message {result.message_index}, the cache holds `{result.expected[:24]!r}`, "
-                f"the next prompt `{result.found[:24]!r}` ({result.reason.rstrip('.').lower()})")
+            verdict = (
+                "yes"
+                if result.ok
+                else (
+                    f"no: at message {result.message_index}, the cache holds `{result.expected[:24]!r}`, "
+                    f"the next prompt `{result.found[:24]!r}` ({result.reason.rstrip('.').lower()})"
+                )
+            )
             rows.append(f"| `{fmt}` | {name} | {verdict.replace('|', chr(92) + '|')} |")  # \| in a table
     return "\n".join(rows)
 

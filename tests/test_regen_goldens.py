@@ -5,6 +5,7 @@ golden fails here until the goldens are regenerated and the diff reviewed."""
 from __future__ import annotations
 
 import pytest
+
 from regen_goldens import plan, report
 from support import goldens
 

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from support.reference import reference_render
 
 import codec
 from codec.engine.grammar import special_tokens
@@ -21,6 +20,7 @@ from codec.formats import glm
 from codec.models import AnyMessage
 from codec.registry import FORMATS
 from codec.strategies import RenderCase, special_token_texts
+from support.reference import reference_render
 
 NOW = datetime(2026, 3, 14, 15, 9, 26)
 

@@ -19,9 +19,6 @@ import numpy
 import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
-from support import goldens
-from support.reference import reference_render
-from support.rendering import codec_render, load_case, load_prompt
 from transformers.utils import chat_template_utils
 
 import codec
@@ -29,6 +26,9 @@ from codec._resources import read_text
 from codec.registry import FORMATS
 from codec.render.template_input import plain
 from codec.strategies import RenderCase, dates, option_names, render_cases
+from support import goldens
+from support.reference import reference_render
+from support.rendering import codec_render, load_case, load_prompt
 
 
 @pytest.mark.parametrize("fmt", codec.formats())

@@ -23,8 +23,6 @@ from typing import Any
 
 import jinja2
 import pytest
-from support.goldens import entries
-from support.rendering import load_case
 
 import codec
 from codec._resources import read_text
@@ -33,6 +31,8 @@ from codec.registry import FORMATS
 from codec.render import budget
 from codec.render.environment import _parsed
 from codec.render.values import MAX_DEPTH, json_value, plain, strings, strings_with_paths
+from support.goldens import entries
+from support.rendering import load_case
 
 FORMATS_ = codec.formats()
 NOW = datetime.datetime(2026, 3, 14, 15, 9, 26)
@@ -509,8 +509,10 @@ def renders(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 @pytest.mark.parametrize("fmt", FORMATS_)
 def test_a_failing_render_names_its_message_in_two_renders(fmt: str, turns: int, renders: list[int]) -> None:
     """However long the conversation: one render fails, one more says where."""
-    bad = "{% for m in messages %}{{ m.content | default('') }}{% if m.role == 'tool' and m.content == 'bad' %}" \
-          "{{ raise_exception('bad tool result') }}{% endif %}{% endfor %}"
+    bad = (
+        "{% for m in messages %}{{ m.content | default('') }}{% if m.role == 'tool' and m.content == 'bad' %}"
+        "{{ raise_exception('bad tool result') }}{% endif %}{% endfor %}"
+    )
     messages = long_conversation(turns)
     index = len(messages) - 6
     messages[index] = {**messages[index], "content": "bad"}

@@ -4,16 +4,11 @@ templates/SOURCES.toml, and matches the shared reference copy when that folder i
 from __future__ import annotations
 
 import hashlib
-import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - tomllib is in the standard library from 3.11
-    tomllib = pytest.importorskip("tomli")
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"

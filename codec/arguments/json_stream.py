@@ -379,7 +379,9 @@ _Stream = JsonArgumentsStream
 # What each structural state allows next: a state to move to (the character consumed), or an
 # action; a character missing from its row is where the text stops being JSON.
 _VALUE_START: dict[str, _State | _Action] = {
-    '"': _Stream._begin_string, "{": _Stream._open, "[": _Stream._open,
+    '"': _Stream._begin_string,
+    "{": _Stream._open,
+    "[": _Stream._open,
     **dict.fromkeys("-0123456789tfnNI", _Stream._literal_run),
 }
 _TABLE: dict[_State, dict[str, _State | _Action]] = {

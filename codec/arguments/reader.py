@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Protocol
 from codec.arguments.emitter import ArgumentsEmitter
 from codec.limits import Limits
 
+
 class Report(Protocol):
     """``report(code, detail, at=0)``: a repaired deviation (a diagnostic, or an error when
     strict); ``at``: where, in characters from the start of the piece of text being read (so

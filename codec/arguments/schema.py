@@ -34,8 +34,13 @@ _STRING: Kinds = frozenset({"string"})
 # Python names.
 _TYPE_NAMES = {
     **{name: name for name in _ALL},
-    "str": "string", "int": "integer", "float": "number", "bool": "boolean",
-    "dict": "object", "list": "array", "none": "null",
+    "str": "string",
+    "int": "integer",
+    "float": "number",
+    "bool": "boolean",
+    "dict": "object",
+    "list": "array",
+    "none": "null",
 }
 
 # Python's spellings of JSON's words (a model trained on Python writes them); read only where
@@ -155,9 +160,7 @@ def _kind(value: Any) -> str:
         return "boolean"
     if isinstance(value, int):
         return "integer"
-    return {float: "number", str: "string", dict: "object", list: "array"}.get(
-        type(value), "null"
-    )
+    return {float: "number", str: "string", dict: "object", list: "array"}.get(type(value), "null")
 
 
 def _narrow(value: Any, admitted: Kinds) -> Any:

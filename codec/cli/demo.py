@@ -35,13 +35,19 @@ def show(out: TextIO, fmt: codec.Codec, case: DemoCase) -> None:
     if not case.completion:
         return
     reply = _stream(out, fmt, case)
-    _section(out, "parsed message (AssistantMessage.to_openai())",
-             json.dumps(reply.to_openai(), ensure_ascii=False, indent=2))
+    _section(
+        out,
+        "parsed message (AssistantMessage.to_openai())",
+        json.dumps(reply.to_openai(), ensure_ascii=False, indent=2),
+    )
     history = [*HISTORY, reply, *_results(reply)]
     follow_up = fmt.render(history, tools=TOOLS, now=NOW, **case.options)
     same = _common_prefix(prompt, follow_up)
-    _section(out, f"follow-up prompt after the tools ran (from character {same}; "
-                  "the first ones are as above)", follow_up[same:])
+    _section(
+        out,
+        f"follow-up prompt after the tools ran (from character {same}; the first ones are as above)",
+        follow_up[same:],
+    )
     out.write("\n")
 
 
@@ -53,8 +59,7 @@ def _stream(out: TextIO, fmt: codec.Codec, case: DemoCase) -> codec.AssistantMes
         events += parser.feed(text[start : start + CHUNK])
     events += parser.close()
     chunks = -(-len(text) // CHUNK)
-    _rule(out, f"completion streamed in {chunks} chunks of {CHUNK} characters "
-               f"-> {len(events)} events")
+    _rule(out, f"completion streamed in {chunks} chunks of {CHUNK} characters -> {len(events)} events")
     for line in _compact(events):
         out.write(f"  {line}\n")
     for found in parser.diagnostics:
@@ -108,8 +113,12 @@ def _clip(text: str, limit: int = 72) -> str:
 def _results(reply: codec.AssistantMessage) -> list[dict[str, Any]]:
     """What the host sends back after running the reply's calls."""
     return [
-        {"role": "tool", "tool_call_id": call.id, "name": call.name,
-         "content": TOOL_RESULTS.get(call.name, '{"error": "unknown tool"}')}
+        {
+            "role": "tool",
+            "tool_call_id": call.id,
+            "name": call.name,
+            "content": TOOL_RESULTS.get(call.name, '{"error": "unknown tool"}'),
+        }
         for call in reply.tool_calls
     ]
 

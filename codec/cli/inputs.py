@@ -44,5 +44,5 @@ def load_tools(path: str) -> list[Any]:
     data = load_json(path)
     tools = data.get("tools") if isinstance(data, dict) else data
     if not isinstance(tools, list):
-        raise UsageError(f"{path}: expected a JSON list of tools or {{\"tools\": [...]}}")
+        raise UsageError(f'{path}: expected a JSON list of tools or {{"tools": [...]}}')
     return tools

@@ -76,12 +76,16 @@ def _fail(message: str, status: int = 2) -> int:
 
 def _format_arguments(parser: argparse.ArgumentParser) -> None:
     """``--format``, ``--tools`` and ``--option``, shared by render, parse and stream."""
-    parser.add_argument("-f", "--format", required=True,
-                        help="a format name (see codec.formats()) or a model id")
+    parser.add_argument("-f", "--format", required=True, help="a format name (see codec.formats()) or a model id")
     parser.add_argument("--tools", metavar="TOOLS.json", help="a JSON list of tools (JSON schemas)")
     parser.add_argument(
-        "--option", "-o", action="append", default=[], type=_option, metavar="KEY=VALUE",
-        help="a template option; VALUE is JSON when it parses (true, 3, \"x\"), else a string",
+        "--option",
+        "-o",
+        action="append",
+        default=[],
+        type=_option,
+        metavar="KEY=VALUE",
+        help='a template option; VALUE is JSON when it parses (true, 3, "x"), else a string',
     )
 
 
@@ -101,12 +105,14 @@ def _input_argument(parser: argparse.ArgumentParser, what: str) -> None:
 
 def _configure_render(parser: argparse.ArgumentParser) -> None:
     _format_arguments(parser)
-    parser.add_argument("--no-generation-prompt", action="store_true",
-                        help="end after the last message (no assistant header)")
+    parser.add_argument(
+        "--no-generation-prompt", action="store_true", help="end after the last message (no assistant header)"
+    )
     parser.add_argument("--now", type=_date, help="the date the template prints (2026-01-31)")
-    parser.add_argument("--allow-special-tokens", action="store_true",
-                        help="let message text contain the format's special tokens")
-    _input_argument(parser, "a JSON list of messages, or {\"messages\": [...], \"tools\": [...]}")
+    parser.add_argument(
+        "--allow-special-tokens", action="store_true", help="let message text contain the format's special tokens"
+    )
+    _input_argument(parser, 'a JSON list of messages, or {"messages": [...], "tools": [...]}')
 
 
 def _positive(text: str) -> int:
@@ -123,9 +129,7 @@ def _date(text: str) -> datetime:
     try:
         return datetime.fromisoformat(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected an ISO date like 2026-01-31, got {text!r}"
-        ) from None
+        raise argparse.ArgumentTypeError(f"expected an ISO date like 2026-01-31, got {text!r}") from None
 
 
 def _render(args: argparse.Namespace) -> int:
@@ -134,9 +138,7 @@ def _render(args: argparse.Namespace) -> int:
     if isinstance(data, dict):  # an OpenAI request body, or just {"messages", "tools"}
         messages, tools = data.get("messages"), data.get("tools")
     if not isinstance(messages, list):
-        raise UsageError(
-            f"{display_name(args.input)}: expected a list of messages or {{\"messages\": [...]}}"
-        )
+        raise UsageError(f'{display_name(args.input)}: expected a list of messages or {{"messages": [...]}}')
     prompt = codec.load(args.format).render(
         messages,
         tools=load_tools(args.tools) if args.tools else tools,
@@ -153,19 +155,21 @@ def _configure_parse(parser: argparse.ArgumentParser) -> None:
     _format_arguments(parser)
     _parse_arguments(parser)
     parser.add_argument(
-        "--diagnostics", choices=("text", "json"), default="text",
+        "--diagnostics",
+        choices=("text", "json"),
+        default="text",
         help="text (default): repairs on stderr, the message on stdout; json: one object on stdout "
-             "with the message, finish_reason, truncated_call and diagnostics",
+        "with the message, finish_reason, truncated_call and diagnostics",
     )
     _input_argument(parser, "the completion text")
 
 
 def _parse_arguments(parser: argparse.ArgumentParser) -> None:
     """Options shared by parse and stream."""
-    parser.add_argument("--strict", action="store_true",
-                        help="stop at the first deviation from the format (exit 2)")
-    parser.add_argument("--sequential-ids", action="store_true",
-                        help="ids call_0, call_1, ... for formats whose calls carry none")
+    parser.add_argument("--strict", action="store_true", help="stop at the first deviation from the format (exit 2)")
+    parser.add_argument(
+        "--sequential-ids", action="store_true", help="ids call_0, call_1, ... for formats whose calls carry none"
+    )
 
 
 def _parse(args: argparse.Namespace) -> int:
@@ -240,10 +244,15 @@ def _formats(args: argparse.Namespace) -> int:
 
 
 def _configure_roundtrip(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-f", "--format", required=True,
-                        help=f"the format whose grammar parses the prompts ({', '.join(codec.formats())})")
-    parser.add_argument("--template", metavar="TEMPLATE.jinja",
-                        help="your own template to check against the format's grammar")
+    parser.add_argument(
+        "-f",
+        "--format",
+        required=True,
+        help=f"the format whose grammar parses the prompts ({', '.join(codec.formats())})",
+    )
+    parser.add_argument(
+        "--template", metavar="TEMPLATE.jinja", help="your own template to check against the format's grammar"
+    )
     parser.add_argument("--examples", type=_positive, default=100, help="conversations to generate (100)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (0): the same run each time")
 
@@ -260,14 +269,11 @@ def _roundtrip(args: argparse.Namespace) -> int:
 
 COMMANDS: dict[str, Command] = {
     "render": Command("print the prompt for a conversation", _configure_render, _render),
-    "parse": Command("parse a completion into an OpenAI assistant message (JSON)",
-                     _configure_parse, _parse),
-    "stream": Command("parse a completion as it arrives: one JSON event per line",
-                      _configure_stream, _stream),
-    "demo": Command("render, stream-parse and continue a conversation in every format",
-                    _configure_demo, _demo),
-    "formats": Command("list the formats: models, template options, stop tokens",
-                       _configure_formats, _formats),
-    "roundtrip": Command("fuzz a template against its grammar: render, parse back, compare",
-                         _configure_roundtrip, _roundtrip),
+    "parse": Command("parse a completion into an OpenAI assistant message (JSON)", _configure_parse, _parse),
+    "stream": Command("parse a completion as it arrives: one JSON event per line", _configure_stream, _stream),
+    "demo": Command("render, stream-parse and continue a conversation in every format", _configure_demo, _demo),
+    "formats": Command("list the formats: models, template options, stop tokens", _configure_formats, _formats),
+    "roundtrip": Command(
+        "fuzz a template against its grammar: render, parse back, compare", _configure_roundtrip, _roundtrip
+    ),
 }

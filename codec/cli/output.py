@@ -20,9 +20,7 @@ def result_json(reply: codec.AssistantMessage) -> dict[str, Any]:
         "message": reply.to_openai(),
         "finish_reason": reply.finish_reason,
         "truncated_call": None if truncated is None else truncated.to_openai(),
-        "diagnostics": [
-            {"code": d.code, "offset": d.offset, "message": d.message} for d in reply.diagnostics
-        ],
+        "diagnostics": [{"code": d.code, "offset": d.offset, "message": d.message} for d in reply.diagnostics],
     }
 
 
@@ -47,6 +45,5 @@ def emit(events: list[codec.Event]) -> None:
 def report(diagnostics: Sequence[Diagnostic], seen: int = 0) -> int:
     """Print the diagnostics after the first ``seen`` to stderr; how many there are now."""
     for diagnostic in diagnostics[seen:]:
-        sys.stderr.write(f"codec: repaired {diagnostic.code} at offset {diagnostic.offset}: "
-                         f"{diagnostic.message}\n")
+        sys.stderr.write(f"codec: repaired {diagnostic.code} at offset {diagnostic.offset}: {diagnostic.message}\n")
     return len(diagnostics)

@@ -50,14 +50,19 @@ class Report:
         return not self.disagreements
 
     def __str__(self) -> str:
-        head = (f"{self.format}: {self.requested} examples asked for; {self.examples} conversations "
-                f"rendered and parsed back (shrinking included), {self.skipped} refused by render")
+        head = (
+            f"{self.format}: {self.requested} examples asked for; {self.examples} conversations "
+            f"rendered and parsed back (shrinking included), {self.skipped} refused by render"
+        )
         if self.ok:
             return head + "; all agree."
         lines = [head + f"; {len(self.disagreements)} disagreement(s):"]
         for found in self.disagreements:
-            lines += [f"- {found.check}: {found.detail}", "  minimal example:",
-                      *("    " + line for line in _shown(found.case).splitlines())]
+            lines += [
+                f"- {found.check}: {found.detail}",
+                "  minimal example:",
+                *("    " + line for line in _shown(found.case).splitlines()),
+            ]
         return "\n".join(lines)
 
 
@@ -73,8 +78,14 @@ def run(c: Codec, *, examples: int = 100, seed: int = 0, canonical: bool = True)
     report = Report(c.name, requested=examples)
 
     @fixed_seed(seed)
-    @settings(max_examples=examples, deadline=None, database=None, report_multiple_bugs=True,
-              suppress_health_check=list(HealthCheck), print_blob=False)
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        report_multiple_bugs=True,
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+    )
     @given(case=render_cases(c.name), now=dates())
     def check(case: Any, now: Any) -> None:
         _check(c, case, now, canonical, report)
@@ -91,8 +102,7 @@ def run(c: Codec, *, examples: int = 100, seed: int = 0, canonical: bool = True)
 
 
 def _check(c: Codec, case: Any, now: Any, canonical: bool, report: Report) -> None:
-    arguments = {"tools": case.tools, "add_generation_prompt": case.add_generation_prompt,
-                 "now": now, **case.options}
+    arguments = {"tools": case.tools, "add_generation_prompt": case.add_generation_prompt, "now": now, **case.options}
     try:
         prompt = c.render(case.messages, **arguments)
     except RenderError:
@@ -102,33 +112,55 @@ def _check(c: Codec, case: Any, now: Any, canonical: bool, report: Report) -> No
     try:
         parsed = c.parse_prompt(prompt)
     except ParseError as error:
-        raise Disagreement("parses", f"{error}\n  prompt near there: "
-                           f"{prompt[max(0, error.offset - _CONTEXT):error.offset + _CONTEXT]!r}", case) from None
+        raise Disagreement(
+            "parses",
+            f"{error}\n  prompt near there: {prompt[max(0, error.offset - _CONTEXT) : error.offset + _CONTEXT]!r}",
+            case,
+        ) from None
     again = c.render_conversation(parsed)
     if again != prompt:
         raise Disagreement("renders back", first_difference(prompt, again), case)
     if canonical:
         expected = c.canonical(case.messages, **arguments)
         if parsed != expected:
-            raise Disagreement("canonical", first_difference(
-                json.dumps(_conversation(expected), ensure_ascii=False),
-                json.dumps(_conversation(parsed), ensure_ascii=False)), case)
+            raise Disagreement(
+                "canonical",
+                first_difference(
+                    json.dumps(_conversation(expected), ensure_ascii=False),
+                    json.dumps(_conversation(parsed), ensure_ascii=False),
+                ),
+                case,
+            )
 
 
 def first_difference(expected: str, found: str) -> str:
     """Where two texts first differ, with a little context."""
     pairs = enumerate(zip(expected, found, strict=False))
     at = next((i for i, (a, b) in pairs if a != b), min(len(expected), len(found)))
-    return (f"first difference at character {at}: expected {expected[at:at + _CONTEXT]!r}, "
-            f"got {found[at:at + _CONTEXT]!r}")
+    return (
+        f"first difference at character {at}: expected {expected[at : at + _CONTEXT]!r}, "
+        f"got {found[at : at + _CONTEXT]!r}"
+    )
 
 
 def _conversation(conversation: Any) -> dict[str, Any]:
-    return {"messages": conversation.to_openai(), "tools": list(conversation.tools),
-            "options": conversation.options, "add_generation_prompt": conversation.add_generation_prompt}
+    return {
+        "messages": conversation.to_openai(),
+        "tools": list(conversation.tools),
+        "options": conversation.options,
+        "add_generation_prompt": conversation.add_generation_prompt,
+    }
 
 
 def _shown(case: Any) -> str:
-    return json.dumps({"messages": case.messages, "tools": case.tools, "options": case.options,
-                       "add_generation_prompt": case.add_generation_prompt},
-                      ensure_ascii=False, indent=1, default=str)
+    return json.dumps(
+        {
+            "messages": case.messages,
+            "tools": case.tools,
+            "options": case.options,
+            "add_generation_prompt": case.add_generation_prompt,
+        },
+        ensure_ascii=False,
+        indent=1,
+        default=str,
+    )

@@ -31,8 +31,12 @@ class MessageBuilder:
     """Events and the final message for one completion."""
 
     def __init__(
-        self, tools: Sequence[Mapping[str, Any]], id_factory: Callable[[int], str] | None,
-        report: Report, arguments: ArgumentReaderFactory, limits: Limits = DEFAULT_LIMITS,
+        self,
+        tools: Sequence[Mapping[str, Any]],
+        id_factory: Callable[[int], str] | None,
+        report: Report,
+        arguments: ArgumentReaderFactory,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         self._tools = tools
         self.limits = limits
@@ -51,11 +55,15 @@ class MessageBuilder:
         self._ids: set[str] = set()
         self._call: Call | None = None
         self._handlers: dict[str, Callable[[str], None]] = {
-            "REASONING": self._on_reasoning, "CONTENT": self._on_content,
-            "CALL_OPEN": self._on_call_open, "CALL_CLOSE": self._on_call_close,
-            "CALL_ID": self._on_call_id, "BAD_CALL_ID": self._on_call_id,
+            "REASONING": self._on_reasoning,
+            "CONTENT": self._on_content,
+            "CALL_OPEN": self._on_call_open,
+            "CALL_CLOSE": self._on_call_close,
+            "CALL_ID": self._on_call_id,
+            "BAD_CALL_ID": self._on_call_id,
             "CALL_NAME": self._on_call_name,
-            "TOOL_NAME": self._on_name, "FUNC_NAME": self._on_name,
+            "TOOL_NAME": self._on_name,
+            "FUNC_NAME": self._on_name,
         }
 
     def token(self, terminal: str, text: str, inserted: bool = False) -> None:
@@ -168,10 +176,15 @@ class MessageBuilder:
         """The call's argument reader; its first token starts the call (the name is complete)."""
         if call.arguments is None:
             context = ArgumentContext(
-                emitter=call.emitter, schema_of=lambda key: property_schema(call.parameters, key),
-                tool_names=self._tool_names, report=self._report,
-                delta=self._delta_of(call), content=self._on_content,
-                limits=self.limits, stop=self._request_stop, string_sink=lambda: self._string_sink(call),
+                emitter=call.emitter,
+                schema_of=lambda key: property_schema(call.parameters, key),
+                tool_names=self._tool_names,
+                report=self._report,
+                delta=self._delta_of(call),
+                content=self._on_content,
+                limits=self.limits,
+                stop=self._request_stop,
+                string_sink=lambda: self._string_sink(call),
             )
             call.arguments = self._arguments(context)
             if not call.started:

@@ -96,9 +96,7 @@ def compiled(grammar_file: str) -> CompiledGrammar:
     terminals, _, ignore_names = grammar.compile(starts, every_name)
     markers = {term.pattern.value: term.name for term in terminals if _is_marker(term)}
     patterns = {
-        term.name: _pattern(term)
-        for term in terminals
-        if not _is_marker(term) and term.name not in ignore_names
+        term.name: _pattern(term) for term in terminals if not _is_marker(term) and term.name not in ignore_names
     }
     ignore = [term.pattern.to_regexp() for term in terminals if term.name in ignore_names]
     return CompiledGrammar(

@@ -36,9 +36,7 @@ CACHED_DEPTH = 256
 class LalrCursor:
     """One parse: where the parser stands, and the steps it takes."""
 
-    def __init__(
-        self, grammar: CompiledGrammar, start: str, *, on_bad_rule: Callable[[str], None]
-    ) -> None:
+    def __init__(self, grammar: CompiledGrammar, start: str, *, on_bad_rule: Callable[[str], None]) -> None:
         self._grammar = grammar
         self._parser = grammar.parser.parse_interactive(start=start)
         self._on_bad_rule = on_bad_rule

@@ -62,6 +62,5 @@ def _could_grow(candidates: list[Pattern], buffer: str, best: tuple[str, str] | 
             # inner spaces: `a b`): more text may extend the match. The buffer limit bounds this.
             return True
     return any(
-        p.literal is not None and len(p.literal) > len(buffer) and p.literal.startswith(buffer)
-        for p in candidates
+        p.literal is not None and len(p.literal) > len(buffer) and p.literal.startswith(buffer) for p in candidates
     )

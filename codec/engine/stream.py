@@ -47,9 +47,15 @@ class StreamParser:
     events the text completes; ``message`` is the assistant message so far."""
 
     def __init__(
-        self, grammar_file: str, *, prompt: str, tools: Sequence[Mapping[str, Any]],
-        arguments: ArgumentReaderFactory, strict: bool,
-        id_factory: Callable[[int], str] | None = None, limits: Limits = DEFAULT_LIMITS,
+        self,
+        grammar_file: str,
+        *,
+        prompt: str,
+        tools: Sequence[Mapping[str, Any]],
+        arguments: ArgumentReaderFactory,
+        strict: bool,
+        id_factory: Callable[[int], str] | None = None,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         self._grammar: CompiledGrammar = compiled(grammar_file)
         self._scanner = MarkerScanner(self._grammar.markers)
@@ -134,8 +140,7 @@ class StreamParser:
             self._lex(final=True)
         except ParseError as error:
             raise CodecError(
-                f"the template's generation prompt {prompt!r} does not fit the grammar "
-                f"{self._grammar.name}: {error}"
+                f"the template's generation prompt {prompt!r} does not fit the grammar {self._grammar.name}: {error}"
             ) from None
         if self.diagnostics or self._builder.events:
             raise CodecError(f"the generation prompt {prompt!r} does not fit {self._grammar.name}")
@@ -378,18 +383,21 @@ class StreamParser:
             self._line += text.count("\n")
             self._line_start = self._offset - (len(text) - newline - 1)
 
-    def _deviation(
-        self, code: str, found: str, accepted: frozenset[str], repair: str, at: int = 0
-    ) -> None:
+    def _deviation(self, code: str, found: str, accepted: frozenset[str], repair: str, at: int = 0) -> None:
         """Report a deviation at the current offset (``at``: that many characters from it,
         for one found inside a piece of text already being fed)."""
         offset = max(self._offset + at, 0)
         if self._strict:
             expected = tuple(sorted(self._grammar.display(name) for name in accepted))
             raise ParseError(
-                code, offset=offset, line=self._line + 1,
-                column=max(offset - self._line_start, 0) + 1, found=found, expected=expected,
-                partial=self._builder.message(), detail=f"(lenient parsing would have: {repair})",
+                code,
+                offset=offset,
+                line=self._line + 1,
+                column=max(offset - self._line_start, 0) + 1,
+                found=found,
+                expected=expected,
+                partial=self._builder.message(),
+                detail=f"(lenient parsing would have: {repair})",
             )
         self.diagnostics.append(Diagnostic(code, offset, f"{repair} ({found!r})" if found else repair))
 

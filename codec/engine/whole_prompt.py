@@ -122,6 +122,11 @@ class _WholePrompt:
     def _fail(self, code: str, found: str, accepted: frozenset[str], detail: str = "") -> NoReturn:
         expected = tuple(sorted(self._grammar.display(name) for name in accepted))
         raise ParseError(
-            code, offset=self._offset, line=self._line + 1, column=self._offset - self._line_start + 1,
-            found=found, expected=expected, detail=f"({detail or 'a prompt is read strictly'})",
+            code,
+            offset=self._offset,
+            line=self._line + 1,
+            column=self._offset - self._line_start + 1,
+            found=found,
+            expected=expected,
+            detail=f"({detail or 'a prompt is read strictly'})",
         )

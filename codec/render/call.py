@@ -36,11 +36,8 @@ def render_time(now: datetime | date | str | None) -> datetime | None:
             return datetime.fromisoformat(now)
         except ValueError:
             raise RenderError(
-                f"now={now!r:.60} is not an ISO 8601 date or time (like '2026-03-14' or "
-                "'2026-03-14T09:26:53')"
+                f"now={now!r:.60} is not an ISO 8601 date or time (like '2026-03-14' or '2026-03-14T09:26:53')"
             ) from None
     if isinstance(now, date):
         return datetime(now.year, now.month, now.day)
-    raise RenderError(
-        f"now must be a datetime, a date or an ISO 8601 string, got {type(now).__name__} {now!r:.60}"
-    )
+    raise RenderError(f"now must be a datetime, a date or an ISO 8601 string, got {type(now).__name__} {now!r:.60}")

@@ -30,9 +30,7 @@ from codec.errors import RenderError
 from codec.render.sandbox import StrictSandbox
 
 # What jinja's own analysis cannot see as a variable: the names render passes to every template.
-RENDER_NAMES = frozenset(
-    {"messages", "tools", "documents", "add_generation_prompt", "bos_token", "eos_token"}
-)
+RENDER_NAMES = frozenset({"messages", "tools", "documents", "add_generation_prompt", "bos_token", "eos_token"})
 
 
 def _tojson(
@@ -43,9 +41,7 @@ def _tojson(
     sort_keys: bool = False,
 ) -> str:
     # jinja's built-in tojson escapes <, > and & for HTML; chat templates need the JSON as is.
-    return json.dumps(
-        value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys
-    )
+    return json.dumps(value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
 
 
 def _raise_exception(message: str) -> NoReturn:
@@ -190,18 +186,14 @@ def _parsed(source: str, trusted: bool) -> tuple[jinja2.Environment, jinja2.node
     """The environment and the template's syntax tree, parsed once for compiling and for
     finding the template's variables."""
     kind = TrustedEnvironment if trusted else StrictSandbox
-    env = kind(
-        trim_blocks=True, lstrip_blocks=True, extensions=[GenerationBlock, jinja2.ext.loopcontrols]
-    )
+    env = kind(trim_blocks=True, lstrip_blocks=True, extensions=[GenerationBlock, jinja2.ext.loopcontrols])
     _configure(env)
     if isinstance(env, StrictSandbox):
         env.budget_filters()
     try:
         return env, env.parse(source)
     except jinja2.TemplateSyntaxError as error:
-        raise RenderError(
-            f"the chat template does not compile: {error.message}, line {error.lineno}"
-        ) from None
+        raise RenderError(f"the chat template does not compile: {error.message}, line {error.lineno}") from None
     except RecursionError:  # Jinja's parser recurses once per level of nesting
         raise RenderError(_TOO_DEEP) from None
 
@@ -225,9 +217,7 @@ def template_variables(source: str, trusted: bool) -> frozenset[str]:
     for name, is_store, at_root in events:
         if at_root:
             first_at_root.setdefault(name, is_store)
-    return frozenset(
-        name for name in reported if name not in stored or first_at_root.get(name) is False
-    )
+    return frozenset(name for name in reported if name not in stored or first_at_root.get(name) is False)
 
 
 def _name_events(node: jinja2.nodes.Node, at_root: bool, out: list[tuple[str, bool, bool]]) -> None:

@@ -94,9 +94,7 @@ class Renderer:
         models, message_dicts = template_messages(messages)
         tool_dicts = template_tools(tools)
         option_values = template_options(options)
-        check_messages(
-            models, message_dicts, self._rules, allow_special_tokens=allow_special_tokens
-        )
+        check_messages(models, message_dicts, self._rules, allow_special_tokens=allow_special_tokens)
         if tool_dicts:
             check_tools(tool_dicts, self._rules, allow_special_tokens=allow_special_tokens)
         if option_values:

@@ -146,9 +146,7 @@ def from_the_model(message: AnyMessage) -> bool:
     return isinstance(message, AssistantMessage) and getattr(message, "is_model_output", False) is True
 
 
-def check_tools(
-    tools: Sequence[Mapping[str, Any]], rules: TextRules, *, allow_special_tokens: bool
-) -> None:
+def check_tools(tools: Sequence[Mapping[str, Any]], rules: TextRules, *, allow_special_tokens: bool) -> None:
     """The same checks over every key and string of the tool declarations (all are quoted in
     Gemma's declaration syntax)."""
     if not _suspect(tools, rules, allow_special_tokens):

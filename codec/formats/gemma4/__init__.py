@@ -16,8 +16,10 @@ _Q = '<|"|>'  # Gemma's string quote
 
 EXAMPLES = Examples(
     one_call=f"<|tool_call>call:get_weather{{city:{_Q}Paris{_Q}}}<tool_call|>",
-    two_calls=(f"<|tool_call>call:get_weather{{city:{_Q}Paris{_Q}}}<tool_call|>"
-               f"<|tool_call>call:get_weather{{city:{_Q}Rome{_Q}}}<tool_call|><|tool_response>"),
+    two_calls=(
+        f"<|tool_call>call:get_weather{{city:{_Q}Paris{_Q}}}<tool_call|>"
+        f"<|tool_call>call:get_weather{{city:{_Q}Rome{_Q}}}<tool_call|><|tool_response>"
+    ),
     code_head=f"<|tool_call>call:run_code{{code:{_Q}",
     code_tail=f"{_Q}}}<tool_call|>",
     typing_trap=f"<|tool_call>call:get_weather{{city:{_Q}123{_Q},days:123}}<tool_call|>",

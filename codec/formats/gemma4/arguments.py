@@ -27,8 +27,21 @@ class GemmaValues:
     """The arguments of one Gemma call, fed the call body's tokens in order."""
 
     TERMINALS = frozenset(
-        {"LBRACE", "RBRACE", "LBRACKET", "RBRACKET", "COMMA", "KEY", "QUOTE", "STRING_TEXT",
-         "BAD_PAREN_OPEN", "BAD_PAREN_CLOSE", "BAD_SQUOTE", "BAD_UNOPENED"} | _SCALARS
+        {
+            "LBRACE",
+            "RBRACE",
+            "LBRACKET",
+            "RBRACKET",
+            "COMMA",
+            "KEY",
+            "QUOTE",
+            "STRING_TEXT",
+            "BAD_PAREN_OPEN",
+            "BAD_PAREN_CLOSE",
+            "BAD_SQUOTE",
+            "BAD_UNOPENED",
+        }
+        | _SCALARS
     )
 
     def __init__(
@@ -171,8 +184,15 @@ class GemmaArguments:
 
     def __init__(self, context: ArgumentContext) -> None:
         self._context = context
-        self._values = GemmaValues(context.emitter, context.schema_of, context.report,
-                                   context.delta, context.content, context.limits.max_depth, context.stop)
+        self._values = GemmaValues(
+            context.emitter,
+            context.schema_of,
+            context.report,
+            context.delta,
+            context.content,
+            context.limits.max_depth,
+            context.stop,
+        )
 
     def name(self, written: str, terminal: str, inserted: bool) -> str:
         return written

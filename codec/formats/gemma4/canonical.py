@@ -37,17 +37,25 @@ from codec.models import (
 if TYPE_CHECKING:
     from codec.registry import FormatSpec
 
-_PLACEHOLDERS = {"image": "image", "image_url": "image", "audio": "audio",
-                 "input_audio": "audio", "video": "video"}
+_PLACEHOLDERS = {"image": "image", "image_url": "image", "audio": "audio", "input_audio": "audio", "video": "video"}
 
 
 def rules(spec: FormatSpec) -> list[Rule]:
     """The rules in the order they apply."""
     return [
-        _results_without_their_call_dropped, _options_as_shown, _first_system_message_in_header,
-        _media_as_placeholders, _text_trimmed, _history_reasoning_dropped, _arguments_as_written,
-        _results_named_as_printed, _call_ids_numbered, _result_parts_joined,
-        _media_after_results, _model_turns_split_again, _generation_prompt_hidden_after_calls,
+        _results_without_their_call_dropped,
+        _options_as_shown,
+        _first_system_message_in_header,
+        _media_as_placeholders,
+        _text_trimmed,
+        _history_reasoning_dropped,
+        _arguments_as_written,
+        _results_named_as_printed,
+        _call_ids_numbered,
+        _result_parts_joined,
+        _media_after_results,
+        _model_turns_split_again,
+        _generation_prompt_hidden_after_calls,
         _tools_as_declared,
     ]
 
@@ -99,8 +107,11 @@ def _first_system_message_in_header(draft: Draft) -> None:
     if not draft.messages or not isinstance(first := draft.messages[0], SystemMessage):
         return
     content = first.content
-    text = content.strip() if isinstance(content, str) else "".join(
-        (part.text.strip() if isinstance(part, TextPart) else "") + " " for part in content)
+    text = (
+        content.strip()
+        if isinstance(content, str)
+        else "".join((part.text.strip() if isinstance(part, TextPart) else "") + " " for part in content)
+    )
     opened = draft.options.get("enable_thinking") or draft.tools
     if not text and opened and not (len(draft.messages) > 1 and isinstance(draft.messages[1], SystemMessage)):
         draft.messages = draft.messages[1:]
@@ -117,9 +128,11 @@ def _media_as_placeholders(draft: Draft) -> None:
     """
     for index, message in enumerate(draft.messages):
         if isinstance(message.content, tuple) and not _header(draft, index):
-            parts = tuple(part if isinstance(part, TextPart) else media(_PLACEHOLDERS[part.type])
-                          for part in message.content
-                          if isinstance(part, TextPart) or part.type in _PLACEHOLDERS)
+            parts = tuple(
+                part if isinstance(part, TextPart) else media(_PLACEHOLDERS[part.type])
+                for part in message.content
+                if isinstance(part, TextPart) or part.type in _PLACEHOLDERS
+            )
             draft.messages[index] = message.model_copy(update={"content": parts})
 
 
@@ -146,8 +159,13 @@ def _text_trimmed(draft: Draft) -> None:
 def _trimmed(content: Content) -> Content:
     if isinstance(content, str):
         return content.strip()
-    return content_of([part.text.strip() if isinstance(part, TextPart) else part for part in content
-                       if not isinstance(part, TextPart) or part.text.strip()])
+    return content_of(
+        [
+            part.text.strip() if isinstance(part, TextPart) else part
+            for part in content
+            if not isinstance(part, TextPart) or part.text.strip()
+        ]
+    )
 
 
 def _history_reasoning_dropped(draft: Draft) -> None:
@@ -160,13 +178,12 @@ def _history_reasoning_dropped(draft: Draft) -> None:
     """
     preserve = draft.options.get("preserve_thinking", False)
     for index, message in enumerate(draft.messages):
-        if not isinstance(message, AssistantMessage) or (message.reasoning and (
-                preserve or not _history(draft.messages, index))):
+        if not isinstance(message, AssistantMessage) or (
+            message.reasoning and (preserve or not _history(draft.messages, index))
+        ):
             continue
-        hidden = message.reasoning and _opens_turn(draft.messages, index) \
-            and not draft.options.get("enable_thinking")
-        draft.messages[index] = message.model_copy(
-            update={"reasoning": HIDDEN_REASONING if hidden else None})
+        hidden = message.reasoning and _opens_turn(draft.messages, index) and not draft.options.get("enable_thinking")
+        draft.messages[index] = message.model_copy(update={"reasoning": HIDDEN_REASONING if hidden else None})
 
 
 def _opens_turn(messages: list[AnyMessage], index: int) -> bool:
@@ -260,9 +277,9 @@ def _media_after_results(draft: Draft) -> None:
         own = _parts(results[-1].content)
         if len(leading) == len(parts) and _ends_turn(draft.messages, index):
             text, parts = own[:1] if own and isinstance(own[0], str) else [], own + parts
-            parts = parts[len(text):]
+            parts = parts[len(text) :]
         else:
-            text, parts = own + leading, parts[len(leading):]
+            text, parts = own + leading, parts[len(leading) :]
         draft.messages[last] = results[-1].model_copy(update={"content": content_of(text)})
         draft.messages[index] = message.model_copy(update={"content": content_of(parts) or None})
 
@@ -321,8 +338,7 @@ def _split(draft: Draft, start: int, end: int) -> list[AnyMessage]:
     items, closed = _turn_items(draft, start, end)
     last = [m for m in draft.messages[start:end] if isinstance(m, AssistantMessage)][-1]
     plain_last = end == len(draft.messages) and draft.add_generation_prompt and not last.tool_calls
-    return split_turn(items, thinking=bool(draft.options.get("enable_thinking")), closed=closed,
-                      plain_last=plain_last)
+    return split_turn(items, thinking=bool(draft.options.get("enable_thinking")), closed=closed, plain_last=plain_last)
 
 
 def _turn_items(draft: Draft, start: int, end: int) -> tuple[list[Item], bool]:
@@ -394,7 +410,4 @@ def _tools_as_declared(draft: Draft) -> None:
     ``{{- format_function_declaration(tool) | trim -}}`` /
     ``type:<|"|>{{ value['type'] | upper }}<|"|>}`` / ``{{ item_key }}:{{ format_argument(item_value) }}``
     """
-    draft.tools = [{"type": "function", "function": declared_function(tool["function"])}
-                   for tool in draft.tools]
-
-
+    draft.tools = [{"type": "function", "function": declared_function(tool["function"])} for tool in draft.tools]

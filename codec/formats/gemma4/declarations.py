@@ -58,8 +58,11 @@ def _declared_parameters(parameters: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _declared_properties(properties: Mapping[str, Any], filtered: bool = False) -> dict[str, Any]:
-    return {key: _declared_property(properties[key]) for key in sorted(properties, key=_sort_key)
-            if not filtered or key not in _STANDARD_KEYS}
+    return {
+        key: _declared_property(properties[key])
+        for key in sorted(properties, key=_sort_key)
+        if not filtered or key not in _STANDARD_KEYS
+    }
 
 
 def _declared_property(value: Any) -> dict[str, Any]:
@@ -97,8 +100,9 @@ def _declared_items(items: Mapping[str, Any]) -> dict[str, Any]:
         elif key == "required":
             declared[key] = [_printed(item) for item in value]
         elif key == "type":
-            declared[key] = value.upper().lower() if isinstance(value, str) else \
-                [_printed(kind).upper().lower() for kind in value]
+            declared[key] = (
+                value.upper().lower() if isinstance(value, str) else [_printed(kind).upper().lower() for kind in value]
+            )
         else:
             declared[key] = as_written(value)
     return declared

@@ -43,6 +43,7 @@ from codec.models import (
 if TYPE_CHECKING:
     from codec.registry import FormatSpec
 
+
 @dataclass
 class _Block:
     kind: str
@@ -113,8 +114,12 @@ class _Tree(MediaRules):
                 items.append(str(child))
             elif not isinstance(child, Token) and child != "open_thought":
                 items.append(child)
-        return _Block("model", items=items, closed=any(_is(c, "TURN_CLOSE") for c in children),
-                      open_thought="open_thought" in children)
+        return _Block(
+            "model",
+            items=items,
+            closed=any(_is(c, "TURN_CLOSE") for c in children),
+            open_thought="open_thought" in children,
+        )
 
 
 def _is(child: Any, *terminals: str) -> bool:
@@ -122,8 +127,9 @@ def _is(child: Any, *terminals: str) -> bool:
 
 
 def _parts(children: list[Any]) -> list[str | MediaPart]:
-    return [c if isinstance(c, MediaPart) else str(c)
-            for c in children if isinstance(c, MediaPart) or _is(c, "CONTENT")]
+    return [
+        c if isinstance(c, MediaPart) else str(c) for c in children if isinstance(c, MediaPart) or _is(c, "CONTENT")
+    ]
 
 
 _SCALARS = {"TRUE": True, "FALSE": False, "NULL": None}
@@ -157,15 +163,13 @@ def read(tree: Tree[Any], spec: FormatSpec, render: RenderFn) -> Conversation:
     options: dict[str, Any] = {"enable_thinking": True} if thinking else {}
     if _history_reasoning_shown(blocks):
         options["preserve_thinking"] = True
-    return Conversation(messages=tuple(messages), tools=tuple(tools), options=options,
-                        add_generation_prompt=generation)
+    return Conversation(messages=tuple(messages), tools=tuple(tools), options=options, add_generation_prompt=generation)
 
 
 def _system_message_shown(header: _Block, blocks: list[_Block]) -> bool:
     """An empty system text is a system message unless thinking or tools opened the turn anyway
     — or the next turn is a system message's (only the first one is written here)."""
-    return bool(header.parts) or not (header.think or header.tools) or (
-        bool(blocks) and blocks[0].kind == "system")
+    return bool(header.parts) or not (header.think or header.tools) or (bool(blocks) and blocks[0].kind == "system")
 
 
 def header_content(text: str) -> Content:
@@ -185,15 +189,19 @@ def _turn_prompt(block: _Block) -> bool:
     """The generation prompt ``<|turn>model\\n`` (+ the empty thought channel): a last model
     turn with nothing else and no close (the other generation prompt, an open thought channel
     after tool results, ends a model turn: ``open_thought``)."""
-    return block.kind == "model" and not block.closed and not block.open_thought \
-        and block.items in ([], [Channel(None)])
+    return (
+        block.kind == "model" and not block.closed and not block.open_thought and block.items in ([], [Channel(None)])
+    )
 
 
 def _history_reasoning_shown(blocks: list[_Block]) -> bool:
     """Reasoning shown before the last user turn: only ``preserve_thinking`` keeps it."""
     users = [i for i, b in enumerate(blocks) if b.kind == "user"]
-    return any(isinstance(item, Channel) and item.text is not None
-               for block in blocks[: users[-1] if users else 0] for item in block.items)
+    return any(
+        isinstance(item, Channel) and item.text is not None
+        for block in blocks[: users[-1] if users else 0]
+        for item in block.items
+    )
 
 
 def _block_messages(block: _Block, thinking: bool, plain_last: bool) -> list[AnyMessage]:

@@ -167,8 +167,7 @@ def _assistant(draft: _Draft, thinking: bool) -> AssistantMessage:
     reasoning = draft.reasoning
     if draft.header and not thinking and not draft.channel:
         reasoning = HIDDEN_REASONING  # not even the empty channel: the template dropped one
-    return AssistantMessage(content=content_of(draft.parts) or None, reasoning=reasoning,
-                            tool_calls=tuple(draft.calls))
+    return AssistantMessage(content=content_of(draft.parts) or None, reasoning=reasoning, tool_calls=tuple(draft.calls))
 
 
 def _results(draft: _Draft) -> list[ToolMessage]:
@@ -180,8 +179,7 @@ def _results(draft: _Draft) -> list[ToolMessage]:
         calls = [call for call in draft.calls if call.name == name]
         index = answered[name] = answered.get(name, -1) + 1
         call_id, shown = (calls[index].id, None) if index < len(calls) else (None, name)
-        messages.append(ToolMessage(content=result_content(value, placeholders),
-                                    tool_call_id=call_id, name=shown))
+        messages.append(ToolMessage(content=result_content(value, placeholders), tool_call_id=call_id, name=shown))
     return messages
 
 

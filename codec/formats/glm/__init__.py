@@ -21,10 +21,14 @@ FAMILY = Family(name="glm", read_prompt=prompt.read, rules=canonical.rules, argu
 # The prompt ends inside <think>: a completion starts in the reasoning.
 EXAMPLES = Examples(
     one_call="</think><tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>",
-    two_calls=("</think><tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>"
-               "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Rome</arg_value></tool_call>"),
+    two_calls=(
+        "</think><tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>"
+        "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Rome</arg_value></tool_call>"
+    ),
     code_head="</think><tool_call>run_code<arg_key>code</arg_key><arg_value>",
     code_tail="</arg_value></tool_call>",
-    typing_trap=("</think><tool_call>get_weather<arg_key>city</arg_key><arg_value>123</arg_value>"
-                 "<arg_key>days</arg_key><arg_value>123</arg_value></tool_call>"),
+    typing_trap=(
+        "</think><tool_call>get_weather<arg_key>city</arg_key><arg_value>123</arg_value>"
+        "<arg_key>days</arg_key><arg_value>123</arg_value></tool_call>"
+    ),
 )

@@ -32,8 +32,10 @@ class KeyValueArguments:
         self._value_schema: Mapping[str, Any] | None = None
         self._skip_value = False
         self._handlers: dict[str, Callable[[str], None]] = {
-            "ARG_KEY": self._key_parts.append, "KEY_CLOSE": self._key_close,
-            "VALUE_OPEN": self._value_open, "ARG_VALUE": self._value,
+            "ARG_KEY": self._key_parts.append,
+            "KEY_CLOSE": self._key_close,
+            "VALUE_OPEN": self._value_open,
+            "ARG_VALUE": self._value,
             "VALUE_CLOSE": self._value_close,
         }
 
@@ -42,12 +44,11 @@ class KeyValueArguments:
         inserted it); the tool list tells where the name ends and the key begins."""
         if terminal != "KEY_OPEN" or not inserted:
             return written
-        names = [name for name in self._context.tool_names
-                 if written.startswith(name) and len(written) > len(name)]
+        names = [name for name in self._context.tool_names if written.startswith(name) and len(written) > len(name)]
         if not names:
             return written
         name = max(names, key=len)
-        self._key_parts.append(written[len(name):])
+        self._key_parts.append(written[len(name) :])
         return name
 
     def token(self, terminal: str, text: str, inserted: bool) -> None:

@@ -37,18 +37,31 @@ if TYPE_CHECKING:
 
 GRAMMAR = "glm.lark"
 
-_MEDIA = {"image": "image", "image_url": "image", "video": "video", "video_url": "video",
-          "audio": "audio", "audio_url": "audio", "input_audio": "audio"}
+_MEDIA = {
+    "image": "image",
+    "image_url": "image",
+    "video": "video",
+    "video_url": "video",
+    "audio": "audio",
+    "audio_url": "audio",
+    "input_audio": "audio",
+}
 
 
 def rules(spec: FormatSpec) -> list[Rule]:
     """The rules in the order they apply."""
-    common: list[Rule] = [_tools_as_listed, _think_in_content, _clear_thinking, _visible_content,
-                          _assistant_content_stripped, _arguments_as_written, _tool_result_order,
-                          _call_ids]
+    common: list[Rule] = [
+        _tools_as_listed,
+        _think_in_content,
+        _clear_thinking,
+        _visible_content,
+        _assistant_content_stripped,
+        _arguments_as_written,
+        _tool_result_order,
+        _call_ids,
+    ]
     if spec.control_tags:
-        return [effort_control_tags, *common, effort_options, effort_empty_last_turn,
-                effort_control_text_as_parts]
+        return [effort_control_tags, *common, effort_options, effort_empty_last_turn, effort_control_text_as_parts]
     return [*common, _effort_header]
 
 
@@ -84,7 +97,8 @@ def _think_in_content(draft: Draft) -> None:
             if isinstance(text, str) and think_close in text:
                 reasoning = text.split(think_close)[0].split(think_open)[-1]
                 draft.messages[index] = message.model_copy(
-                    update={"reasoning": reasoning, "content": text.split(think_close)[-1]})
+                    update={"reasoning": reasoning, "content": text.split(think_close)[-1]}
+                )
 
 
 @cache

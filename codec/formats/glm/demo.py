@@ -7,8 +7,7 @@ from codec.formats._demo_scenario import ANSWER, REASONING
 
 
 def _arguments(**arguments: str) -> str:
-    return "".join(f"<arg_key>{key}</arg_key><arg_value>{value}</arg_value>"
-                   for key, value in arguments.items())
+    return "".join(f"<arg_key>{key}</arg_key><arg_value>{value}</arg_value>" for key, value in arguments.items())
 
 
 COMPLETION = (
@@ -21,5 +20,6 @@ COMPLETION = (
 )
 
 GLM = DemoCase("Z.ai GLM-5.3-Flash — the prompt ends inside <think>", COMPLETION)
-GLM_EFFORT = DemoCase("GLM-5.3 with reasoning-effort personas (reasoning_effort='low')",
-                      COMPLETION, {"reasoning_effort": "low"})
+GLM_EFFORT = DemoCase(
+    "GLM-5.3 with reasoning-effort personas (reasoning_effort='low')", COMPLETION, {"reasoning_effort": "low"}
+)

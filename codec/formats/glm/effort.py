@@ -16,8 +16,24 @@ _TAGS = ("[regular]", "[REGULAR]", "[vanilla]", "[standard]", "[default]")
 _CONTROL = (*_TAGS, "{REASON:", "[MODE:")
 _REGULAR_MODES = ("regular", "vanilla", "standard", "default", "clean")
 _LEVELS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("0", ("0", "mortal", "disabled", "none", "off", "zero", "direct", "chat", "regular",
-           "vanilla", "standard", "default", "clean")),
+    (
+        "0",
+        (
+            "0",
+            "mortal",
+            "disabled",
+            "none",
+            "off",
+            "zero",
+            "direct",
+            "chat",
+            "regular",
+            "vanilla",
+            "standard",
+            "default",
+            "clean",
+        ),
+    ),
     ("1", ("1", "hermes", "ulow", "ultra-low", "micro", "minimal")),
     ("2", ("2", "apollo", "low", "compact", "fast")),
     ("3", ("3", "artemis", "lmed", "low-medium", "targeted")),

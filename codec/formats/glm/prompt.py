@@ -90,8 +90,11 @@ class _Tree(MediaRules):
 
 
 def _parts(children: list[Any]) -> list[str | MediaPart]:
-    return [c if isinstance(c, MediaPart) else str(c)
-            for c in children if isinstance(c, MediaPart) or (isinstance(c, Token) and c.type == "CONTENT")]
+    return [
+        c if isinstance(c, MediaPart) else str(c)
+        for c in children
+        if isinstance(c, MediaPart) or (isinstance(c, Token) and c.type == "CONTENT")
+    ]
 
 
 def read(tree: Tree[Any], spec: FormatSpec, render: RenderFn) -> Conversation:
@@ -112,8 +115,9 @@ def read(tree: Tree[Any], spec: FormatSpec, render: RenderFn) -> Conversation:
     messages = _messages(blocks, tools)
     if spec.control_tags:
         messages = [m.model_copy(update={"content": control_as_parts(m.content)}) for m in messages]
-    return Conversation(messages=tuple(messages), tools=tuple(tools), options=options,
-                        add_generation_prompt=generation is not None)
+    return Conversation(
+        messages=tuple(messages), tools=tuple(tools), options=options, add_generation_prompt=generation is not None
+    )
 
 
 def _header(blocks: list[_Block], spec: FormatSpec, render: RenderFn) -> tuple[dict[str, Any], list[_Block]]:
@@ -155,8 +159,7 @@ def effort_headers(spec: FormatSpec, render: RenderFn) -> dict[str, str]:
 
 def prompt_blocks(spec: FormatSpec, prompt: str) -> list[_Block]:
     """The blocks of a prompt, before any interpretation."""
-    return [b for b in _Tree().transform(prompt_tree(spec.grammar, prompt)).children
-            if isinstance(b, _Block)]
+    return [b for b in _Tree().transform(prompt_tree(spec.grammar, prompt)).children if isinstance(b, _Block)]
 
 
 def _tools(blocks: list[_Block]) -> tuple[list[dict[str, Any]], list[_Block]]:
@@ -197,8 +200,7 @@ def _assistant(block: _Block, tools: list[dict[str, Any]], new_id: Any) -> Assis
         for name, pairs in block.calls
     )
     content = content_of(block.parts)
-    return AssistantMessage(content=content or None, reasoning=block.reasoning or None,
-                            tool_calls=calls)
+    return AssistantMessage(content=content or None, reasoning=block.reasoning or None, tool_calls=calls)
 
 
 def typed_arguments(tools: list[dict[str, Any]], name: str, pairs: list[tuple[str, str]]) -> dict[str, Any]:

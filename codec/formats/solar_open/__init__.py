@@ -15,12 +15,20 @@ FAMILY = Family(name="solar_open", read_prompt=prompt.read, rules=canonical.rule
 _CALL = "<|tool_call:begin|>{id}<|tool_call:name|>{name}<|tool_call:args|>{args}<|tool_call:end|>"
 
 EXAMPLES = Examples(
-    one_call=("<|tool_calls|>" + _CALL.format(id="aaaaaaaaa1", name="get_weather", args='{"city": "Paris"}')
-              + "<|calls|>"),
-    two_calls=("<|tool_calls|>" + _CALL.format(id="aaaaaaaaa1", name="get_weather", args='{"city": "Paris"}')
-               + _CALL.format(id="aaaaaaaaa2", name="get_weather", args='{"city": "Rome"}') + "<|calls|>"),
+    one_call=(
+        "<|tool_calls|>" + _CALL.format(id="aaaaaaaaa1", name="get_weather", args='{"city": "Paris"}') + "<|calls|>"
+    ),
+    two_calls=(
+        "<|tool_calls|>"
+        + _CALL.format(id="aaaaaaaaa1", name="get_weather", args='{"city": "Paris"}')
+        + _CALL.format(id="aaaaaaaaa2", name="get_weather", args='{"city": "Rome"}')
+        + "<|calls|>"
+    ),
     code_head='<|tool_calls|><|tool_call:begin|>a1b2c3d4e5<|tool_call:name|>run_code<|tool_call:args|>{"code": "',
     code_tail='"}<|tool_call:end|><|calls|>',
-    typing_trap=("<|tool_calls|>" + _CALL.format(id="aaaaaaaaa1", name="get_weather",
-                                                 args='{"city": "123", "days": 123}') + "<|calls|>"),
+    typing_trap=(
+        "<|tool_calls|>"
+        + _CALL.format(id="aaaaaaaaa1", name="get_weather", args='{"city": "123", "days": 123}')
+        + "<|calls|>"
+    ),
 )

@@ -36,9 +36,19 @@ def rules(spec: FormatSpec) -> list[Rule]:
     """The rules in the order they apply."""
     # Hoisting comes after the rules that change messages in place, so that their losses are
     # reported at the caller's message indices.
-    return [_parts_printed, _tools_as_printed, _reasoning_shown, _content_beside_calls_dropped,
-            _arguments_as_json, _result_names, _system_messages_first, _think_render_option_shown,
-            _provider_section, _response_format_as_printed, _low_effort_only]
+    return [
+        _parts_printed,
+        _tools_as_printed,
+        _reasoning_shown,
+        _content_beside_calls_dropped,
+        _arguments_as_json,
+        _result_names,
+        _system_messages_first,
+        _think_render_option_shown,
+        _provider_section,
+        _response_format_as_printed,
+        _low_effort_only,
+    ]
 
 
 def _parts_printed(draft: Draft) -> None:
@@ -177,7 +187,7 @@ def _think_render_option_shown(draft: Draft) -> None:
     """
     option = draft.options.pop("think_render_option", None)
     last_user = _last_user(draft.messages)
-    early = draft.messages[:max(last_user, 0)]
+    early = draft.messages[: max(last_user, 0)]
     if option == "all" and any(isinstance(m, AssistantMessage) and m.reasoning for m in early):
         draft.options["think_render_option"] = "all"
 

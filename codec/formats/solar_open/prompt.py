@@ -61,13 +61,9 @@ _TOOLS_HEADING = (
     "## Tools\n\n### Tool Call Instruction\nYou may invoke one or more tools to assist with the"
     " user's query. Available tools are provided in JSON Schema format: "
 )
-_SCHEMA_OPEN = (
-    "## Output Format Constraint\n\nYour final response should follow the JSON schema: \n"
-    "[Start of schema]"
-)
+_SCHEMA_OPEN = "## Output Format Constraint\n\nYour final response should follow the JSON schema: \n[Start of schema]"
 _SCHEMA_CLOSE = (
-    "\n[End of schema]\nPlease ensure your answers adhere to this format and do not contain any"
-    " unnecessary text."
+    "\n[End of schema]\nPlease ensure your answers adhere to this format and do not contain any unnecessary text."
 )
 
 if TYPE_CHECKING:
@@ -154,8 +150,7 @@ class _Tree(Transformer[Token, Any]):
         arguments = _json(children, "ARGS_JSON", "arguments", "a call's arguments")
         if not isinstance(arguments, dict):
             _fail("arguments", _start(children, "ARGS_JSON"), describe(arguments), "a JSON object")
-        return ToolCall(id=text_of(children, "WRITTEN_ID"), name=text_of(children, "TOOL_NAME"),
-                        arguments=arguments)
+        return ToolCall(id=text_of(children, "WRITTEN_ID"), name=text_of(children, "TOOL_NAME"), arguments=arguments)
 
     def assistant(self, children: list[Any]) -> AssistantMessage:
         message: AssistantMessage = children[-1]
@@ -167,9 +162,11 @@ class _Tree(Transformer[Token, Any]):
         return _Results([c for c in children if isinstance(c, ToolMessage)], _at(children[0]))
 
     def result(self, children: list[Any]) -> ToolMessage:
-        return ToolMessage(content=text_of(children, "RESULT_TEXT"),
-                           tool_call_id=text_of(children, "RESULT_ID"),
-                           name=text_of(children, "RESULT_NAME") or None)
+        return ToolMessage(
+            content=text_of(children, "RESULT_TEXT"),
+            tool_call_id=text_of(children, "RESULT_ID"),
+            name=text_of(children, "RESULT_NAME") or None,
+        )
 
     def generation(self, children: list[Any]) -> _Generation:
         return _Generation(low_effort=isinstance(children[0], _Generation))
@@ -189,8 +186,12 @@ def read(tree: Tree[Any], spec: FormatSpec, render: RenderFn) -> Conversation:
     sections = _Sections({"default_system_prompt": False}) if system is None else _sections(system)
     messages = _messages(items, sections.system_texts)
     options = {**sections.options, **_shown_options(messages, generation)}
-    return Conversation(messages=tuple(messages), tools=tuple(sections.tools), options=options,
-                        add_generation_prompt=generation is not None)
+    return Conversation(
+        messages=tuple(messages),
+        tools=tuple(sections.tools),
+        options=options,
+        add_generation_prompt=generation is not None,
+    )
 
 
 def response_format_value(text: str) -> Any:
@@ -214,7 +215,7 @@ def _sections(system: _System) -> _Sections:
         tail = system.tools.tail
         if tail and not tail.startswith(_BLANK):
             _fail("system_text", system.tools.at, describe(tail), "the output format section")
-        rest, schema = _output_format(tail[len(_BLANK):])
+        rest, schema = _output_format(tail[len(_BLANK) :])
         if rest or not head.endswith(_TOOLS_HEADING):
             _fail("system_text", system.at, describe(head), "the tools heading")
         head = head[: -len(_TOOLS_HEADING)]
@@ -346,5 +347,12 @@ def _after(token: Token) -> _Place:
 
 
 def _fail(code: str, at: _Place, found: str, expected: str) -> NoReturn:
-    raise ParseError(code, offset=at.offset, line=at.line, column=at.column, found=found,
-                     expected=(expected,), detail="this is not text the solar-open template writes")
+    raise ParseError(
+        code,
+        offset=at.offset,
+        line=at.line,
+        column=at.column,
+        found=found,
+        expected=(expected,),
+        detail="this is not text the solar-open template writes",
+    )
