@@ -18,6 +18,9 @@ from pathlib import Path
 
 import pytest
 
+import codec
+import codec.registry
+
 ROOT = Path(__file__).resolve().parent.parent
 GRAMMARS = sorted(path.name for path in (ROOT / "grammars").glob("*.lark"))
 TEMPLATES = sorted(path.name for path in (ROOT / "templates").iterdir() if path.is_file())
@@ -47,7 +50,10 @@ def test_wheel_carries_grammars_templates_and_sources(wheel: Path) -> None:
         assert f"codec/grammars/{grammar}" in names
     for template in TEMPLATES:
         assert f"codec/templates/{template}" in names
-    assert {"codec/__init__.py", "codec/cli.py", "codec/__main__.py", "codec/demo.py"} <= names
+    assert {"codec/__init__.py", "codec/cli/main.py", "codec/__main__.py", "codec/cli/demo.py"} <= names
+    assert "codec/py.typed" in names  # the package's type hints are declared (PEP 561)
+    families = {spec.family.name for spec in codec.registry.FORMATS.values()}
+    assert all(f"codec/formats/{family}/__init__.py" in names for family in families)
 
 
 def test_wheel_declares_the_codec_command(wheel: Path) -> None:
