@@ -2,8 +2,8 @@
 
 Each target runs in a subprocess (libFuzzer owns the process it runs in): the kept corpus
 ``fuzz/corpus/<target>/`` and the known findings ``fuzz/findings/`` first, then coverage-guided
-inputs from a fixed seed, for at most ``RUNS`` inputs or ``SECONDS`` seconds, whichever comes
-first. Without atheris the same checks run on hypothesis-generated inputs. Any violation —
+inputs from a fixed seed, ``RUNS`` inputs in all, so it is the same run every time (``SECONDS``
+only bounds a run that hangs). Without atheris the same checks run on hypothesis-generated inputs. Any violation —
 an exception from lenient parsing, a strict parse raising something other than ``ParseError``,
 whole and chunked parses that differ, events that do not fold to the message, a lost word, a
 parse far over its time bound, ``parse_prompt`` raising something other than ``ParseError`` —

@@ -395,3 +395,16 @@ def test_solar_arguments_nested_1000_deep_parse_and_go_to_the_wire() -> None:
     assert wire["content"].startswith("[") and wire["content"].endswith("Done.")
     stopped = reply.incomplete_calls[0].to_openai()["function"]["arguments"]
     assert stopped == '{"a": ' + "[" * 64 + "]" * 64 + "}"  # what arrived within the limit
+
+
+@pytest.mark.parametrize("name", FORMAT_NAMES)
+def test_a_call_without_a_tool_name_is_not_a_call_to_run(name: str) -> None:
+    one_call = FORMATS[name].examples.one_call
+    nameless = one_call.replace("get_weather", "", 1)
+    reply = codec.load(name).parse(nameless, id_factory=ids)
+    assert reply.tool_calls == ()
+    if reply.incomplete_calls:  # announced, then refused at its end (GLM, Solar)
+        assert [call.name for call in reply.incomplete_calls] == [""]
+        assert "missing_tool_name" in [d.code for d in reply.diagnostics]
+    else:  # never announced: the grammar needs a name (Gemma), so its text is content
+        assert "Paris" in (reply.content or "")

@@ -272,6 +272,9 @@ class MessageBuilder:
         else:
             self._delta(call, call.emitter.finish())
         tool_call = ToolCall(id=call.id, name=call.name, arguments=call.emitter.value)
+        if not call.name and not truncated:  # nothing names a tool to run: not a call to execute
+            self._report("missing_tool_name", "a call without a tool name is not a call to run")
+            truncated, cut_off = True, False
         if truncated:
             self._incomplete.append(tool_call)
             if cut_off:
