@@ -72,7 +72,8 @@ class MessageBuilder:
         if call is not None and not call.started:
             call.raw.append(text)
         if call is not None and terminal in self._arguments.terminals:
-            self._reader(call, terminal, inserted).token(terminal, text, inserted)
+            reader = call.arguments or self._reader(call, terminal, inserted)
+            reader.token(terminal, text, inserted)
             return
         handler = self._handlers.get(terminal)
         if handler is not None:
@@ -134,7 +135,8 @@ class MessageBuilder:
         finish: FinishReason | None = None
         if ended:
             finish = "length" if self.cut_off else "tool_calls" if self._calls else "stop"
-        message = AssistantMessage(
+        # Built from values this module made (validated types): no second validation per parse.
+        message = AssistantMessage.model_construct(
             content="".join(self._content) or None,
             reasoning="".join(self._reasoning) or None,
             tool_calls=tuple(self._calls),
@@ -200,7 +202,17 @@ class MessageBuilder:
                 self._too_large()
 
     def _delta_of(self, call: Call) -> Callable[[str], None]:
-        return lambda fragment: self._delta(call, fragment)
+        """``_delta`` for one call, in one call per fragment (Solar's JSON sends many)."""
+        index, limit = call.index, self.limits.max_argument_chars
+
+        def delta(fragment: str) -> None:
+            if fragment:
+                self.events.append(ToolCallDelta(index, fragment))
+                call.size += len(fragment)
+                if call.size > limit:
+                    self._too_large()
+
+        return delta
 
     def _string_sink(self, call: Call) -> Callable[[str], None]:
         """The hot path of streaming: more text of the call's open string value, as one delta
@@ -271,7 +283,8 @@ class MessageBuilder:
             call.arguments.finish(truncated)
         else:
             self._delta(call, call.emitter.finish())
-        tool_call = ToolCall(id=call.id, name=call.name, arguments=call.emitter.value)
+        # The emitter built a plain dict within the depth limit: constructed, not re-validated.
+        tool_call = ToolCall.model_construct(id=call.id, name=call.name, arguments=call.emitter.value)
         if not call.name and not truncated:  # nothing names a tool to run: not a call to execute
             self._report("missing_tool_name", "a call without a tool name is not a call to run")
             truncated, cut_off = True, False

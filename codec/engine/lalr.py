@@ -52,7 +52,12 @@ class LalrCursor:
 
     def accepts(self) -> frozenset[str]:
         """The terminals the parser accepts now."""
-        return cached_accepts(self._grammar.name, self._parser, self.stack)
+        stack = self.stack
+        if len(stack) <= CACHED_DEPTH:  # the common case, looked up here: it runs per token
+            accepted = _ACCEPTS.get((self._grammar.name, stack))
+            if accepted is not None:
+                return accepted
+        return cached_accepts(self._grammar.name, self._parser, stack)
 
     def shift(self, name: str, text: str) -> None:
         """Feed one token (the caller checked it is accepted)."""

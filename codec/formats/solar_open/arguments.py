@@ -22,6 +22,7 @@ class JsonArguments:
         self._context = context
         self._json: JsonArgumentsStream | None = None
         self._rejecting = False
+        self._delta = context.delta
 
     def name(self, written: str, terminal: str, inserted: bool) -> str:
         return written
@@ -55,18 +56,27 @@ class JsonArguments:
 
     def _feed(self, stream: JsonArgumentsStream, text: str) -> None:
         fragment, rejected = stream.feed(text)
-        self._context.delta(fragment)
+        if fragment:
+            self._delta(fragment)
+        if stream.dropped:
+            self._keep_dropped(stream)
+        if rejected:
+            self._reject(stream, text, rejected)
+
+    def _keep_dropped(self, stream: JsonArgumentsStream) -> None:
         for dropped, at in zip(stream.dropped, stream.dropped_at, strict=True):
             self._context.report("duplicate_key", "an argument given twice; the first is kept", at)
             self._context.content(dropped)
         stream.dropped.clear()
         stream.dropped_at.clear()
-        if rejected and stream.too_deep:
+
+    def _reject(self, stream: JsonArgumentsStream, text: str, rejected: str) -> None:
+        if stream.too_deep:
             self._context.content(rejected)
             self._context.stop("too_deep", f"arguments nested deeper than {self._context.limits.max_depth}")
-        elif rejected:
-            if not self._rejecting:  # one diagnostic for the whole rejected rest, however chunked
-                at = len(text) - len(rejected)  # where the rejected text starts (earlier chunks: < 0)
-                self._context.report("invalid_arguments", "arguments text that is not JSON is kept as content", at)
-                self._rejecting = True
-            self._context.content(rejected)
+            return
+        if not self._rejecting:  # one diagnostic for the whole rejected rest, however chunked
+            at = len(text) - len(rejected)  # where the rejected text starts (earlier chunks: < 0)
+            self._context.report("invalid_arguments", "arguments text that is not JSON is kept as content", at)
+            self._rejecting = True
+        self._context.content(rejected)
