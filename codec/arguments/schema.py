@@ -128,18 +128,20 @@ _MISSING: Any = object()
 _BRACKETS_AND_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
 
 
-def nesting_depth(text: str) -> int:
-    """How deeply JSON ``text`` nests arrays and objects (brackets inside strings do not count),
-    found without recursion: the check before decoding, so depth is bounded before it costs."""
-    depth = deepest = 0
+def nests_deeper_than(text: str, limit: int) -> bool:
+    """Whether JSON ``text`` nests arrays and objects more than ``limit`` deep (brackets inside
+    strings do not count), found without recursion and stopping at the first level past the
+    limit: the check before decoding, so depth is bounded before it costs."""
+    depth = 0
     for found in _BRACKETS_AND_STRINGS.finditer(text):
         bracket = found.group()
         if bracket in "[{":
             depth += 1
-            deepest = max(deepest, depth)
+            if depth > limit:
+                return True
         elif bracket in "]}":
             depth = max(depth - 1, 0)
-    return deepest
+    return False
 
 
 def _json(text: str, default: Any) -> Any:

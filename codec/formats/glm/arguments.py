@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from codec.arguments.reader import ArgumentContext
-from codec.arguments.schema import is_plain_string, nesting_depth, type_text
+from codec.arguments.schema import is_plain_string, nests_deeper_than, type_text
 
 
 class KeyValueArguments:
@@ -105,7 +105,7 @@ class KeyValueArguments:
             self._context.content("".join(self._value_parts or ()))
         elif self._value_parts is not None:
             text = "".join(self._value_parts)
-            if nesting_depth(text) > self._context.limits.max_depth:
+            if nests_deeper_than(text, self._context.limits.max_depth):
                 self._value_parts = None
                 self._context.content(self._key + text)  # the key was never emitted: it goes too
                 self._context.stop("too_deep", f"a value nested deeper than {self._context.limits.max_depth}")
