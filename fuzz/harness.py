@@ -41,12 +41,12 @@ if str(ROOT / "tests") not in sys.path:
     sys.path.insert(0, str(ROOT / "tests"))  # support.parsing.fold: one statement of the event protocol
 
 import codec  # noqa: E402
-from codec.engine.grammar import COMPLETION_START, compiled  # noqa: E402
+from codec.engine.grammar import compiled  # noqa: E402
 from codec.events import Event  # noqa: E402
 from codec.formats import ANY_TEXT  # noqa: E402
 from codec.models import content_text  # noqa: E402
 from codec.registry import FORMATS  # noqa: E402
-from support.parsing import fold  # noqa: E402
+from support.parsing import WORD, fold, header_words  # noqa: E402
 
 # A small fixed tool list: string, integer, number|null, boolean, enum, array and object
 # parameters, so that arguments are typed from the schema.
@@ -170,33 +170,6 @@ def split(text: str, sizes: bytes) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------
 # No text lost: the statement of tests/test_parse_properties.py (test_lenient_parse_keeps_every_word)
-
-WORD = re.compile(r"[^\W\d_]{2,}")
-_CHARACTER_CLASS = re.compile(r"\[[^\]]*\]")
-
-
-@cache
-def header_words(fmt: str) -> frozenset[str]:
-    """The words of the fixed headers a completion may hold (Solar's ``assistant``, Gemma's
-    ``model``, ``thought``, ``call``, ...): the words of each non-marker terminal the grammar's
-    completion rule can reach (outside character classes), except malformed variants (``BAD_*``)."""
-    grammar = compiled(FORMATS[fmt].grammar)
-    expansions: dict[str, list[Any]] = {}
-    for rule in grammar.parser.rules:
-        expansions.setdefault(rule.origin.name, []).append(rule.expansion)
-    reached, todo = set(), [COMPLETION_START]
-    while todo:
-        name = todo.pop()
-        if name not in reached:
-            reached.add(name)
-            todo += [symbol.name for expansion in expansions.get(name, []) for symbol in expansion]
-    sources = {term.name: str(term.pattern.value) for term in grammar.parser.terminals}
-    return frozenset(
-        word
-        for name in reached & set(grammar.patterns)
-        if not name.startswith("BAD_")
-        for word in WORD.findall(_CHARACTER_CLASS.sub(" ", sources[name]))
-    )
 
 
 def _alternation(texts: Iterable[str]) -> re.Pattern[str]:

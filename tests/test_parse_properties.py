@@ -21,7 +21,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cache
 from typing import Any
 
 import pytest
@@ -30,10 +29,10 @@ from hypothesis import strategies as st
 
 import codec
 from codec import strategies
-from codec.engine.grammar import COMPLETION_START, compiled
+from codec.engine.grammar import compiled
 from codec.events import Event
 from codec.registry import FORMATS
-from support.parsing import TOOLS, delta_signature, fold, ids
+from support.parsing import TOOLS, WORD, delta_signature, fold, header_words, ids
 from test_prompt_roundtrip import completion_after, expected_reply, made_up_id, with_ids_of
 
 NOW = datetime(2026, 11, 30)
@@ -43,35 +42,6 @@ QUICK = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, Hea
 
 def _markers(fmt: str) -> tuple[str, ...]:
     return tuple(compiled(FORMATS[fmt].grammar).markers)
-
-
-@cache
-def header_words(fmt: str) -> frozenset[str]:
-    """The words of the fixed headers a completion may hold (Solar's ``assistant`` role, Gemma's
-    ``model``, ``thought`` and ``call:``): the words of each non-marker terminal that the
-    grammar's completion rule can reach (outside character classes), which the parser reads as
-    structure where it expects them. Malformed variants (``BAD_*``) are left out: they are
-    repairs, and repairs keep text."""
-    grammar = compiled(FORMATS[fmt].grammar)
-    expansions: dict[str, list[Any]] = {}
-    for rule in grammar.parser.rules:
-        expansions.setdefault(rule.origin.name, []).append(rule.expansion)
-    reached, todo = set(), [COMPLETION_START]
-    while todo:
-        name = todo.pop()
-        if name not in reached:
-            reached.add(name)
-            todo += [symbol.name for expansion in expansions.get(name, []) for symbol in expansion]
-    sources = {term.name: str(term.pattern.value) for term in grammar.parser.terminals}
-    return frozenset(
-        word
-        for name in reached & set(grammar.patterns)
-        if not name.startswith("BAD_")
-        for word in _WORD.findall(_CHARACTER_CLASS.sub(" ", sources[name]))
-    )
-
-
-_CHARACTER_CLASS = re.compile(r"\[[^\]]*\]")
 
 
 def _free_of_markers(fmt: str) -> st.SearchStrategy[str]:
@@ -293,9 +263,6 @@ def test_repairs_depend_on_text_not_on_chunks(fmt: str) -> None:
     check()
 
 
-_WORD = re.compile(r"[^\W\d_]{2,}")
-
-
 def kept_text(message: codec.AssistantMessage) -> str:
     """Everything a message holds, as text: reasoning, content, ids, names and arguments of its
     calls and of the call the output cut off (kept apart from ``tool_calls``)."""
@@ -337,7 +304,7 @@ def test_lenient_parse_keeps_every_word(fmt: str) -> None:
         text, options = case
         _, parser = stream(fmt, [text], options)
         kept = kept_text(parser.message) + " ".join(d.message for d in parser.diagnostics).lower()
-        for word in _WORD.findall(headers.sub(" ", markers.sub(" ", text))):
+        for word in WORD.findall(headers.sub(" ", markers.sub(" ", text))):
             assert word.lower() in kept, word
 
     check()

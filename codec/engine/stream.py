@@ -26,6 +26,7 @@ from codec.engine.builder import MessageBuilder
 from codec.engine.grammar import COMPLETION_START, CompiledGrammar, compiled
 from codec.engine.lalr import LalrCursor, Stack
 from codec.engine.patterns import IGNORED, WAIT, next_token
+from codec.engine.position import Position
 from codec.engine.scanner import MarkerScanner
 from codec.errors import CodecError, ParseError
 from codec.events import Event
@@ -74,7 +75,7 @@ class StreamParser:
         self._stops = 0  # calls stopped at a limit, so a repair in progress can tell
         self._before_call: Stack | None = None  # the parser's stack before the open call's marker
         self._pending = ""  # text waiting for pattern lexing
-        self._offset = self._line = self._line_start = 0
+        self._position = Position()
         self._failed: ParseError | None = None
         self._closed = False
         self._prime(prompt)
@@ -93,7 +94,7 @@ class StreamParser:
             if self._run_handler is not None and len(pieces) == 1 and pieces[0][0] is None:
                 text = pieces[0][1]  # the hot path: one more piece of a run of free text
                 self._run_handler(text)
-                self._advance(text)
+                self._position.advance(text)
                 if self._builder.stop_request is not None:
                     self._stop_call()
             else:
@@ -144,7 +145,7 @@ class StreamParser:
             ) from None
         if self.diagnostics or self._builder.events:
             raise CodecError(f"the generation prompt {prompt!r} does not fit {self._grammar.name}")
-        self._offset = self._line = self._line_start = 0
+        self._position = Position()
         if self._run is None and not self._pending and self._before_call is None:
             if len(_PRIMED) >= _PRIMED_LIMIT:
                 _PRIMED.clear()
@@ -167,7 +168,7 @@ class StreamParser:
         if self._run is not None:  # more of a run already fed to the parser
             if self._run_handler is not None:
                 self._run_handler(text)
-            self._advance(text)
+            self._position.advance(text)
             if self._builder.stop_request is not None:
                 self._stop_call()
             return
@@ -209,7 +210,7 @@ class StreamParser:
                     self._builder.stray(token)
                 else:  # a call not yet announced keeps all its text, in case it is taken back
                     self._builder.keep_raw(token)
-                self._advance(token)
+                self._position.advance(token)
                 continue
             if name.startswith("BAD_"):
                 self._deviation("malformed", token, accepted, f"{name} repaired")
@@ -284,7 +285,7 @@ class StreamParser:
             self._deviation("unexpected_text", text, accepted, "white space kept as content")
             self._stray_layout = True
         self._builder.stray(text)
-        self._advance(text)
+        self._position.advance(text)
 
     def _take_back_insertion(self, name: str, text: str, accepted: frozenset[str]) -> bool:
         """A marker the grammar refuses only because the repair inserted an opener for the free
@@ -306,7 +307,7 @@ class StreamParser:
             self._feed(free, text)
         else:
             self._builder.stray(text)
-            self._advance(text)
+            self._position.advance(text)
             self._straying = True
 
     def _abandon_call(self, found: str, accepted: frozenset[str]) -> bool:
@@ -350,7 +351,7 @@ class StreamParser:
         self._straying = self._stray_layout = False
         self._builder.token(name, text, inserted)
         self._run_handler = self._builder.run_handler(name) if self._run else None
-        self._advance(text)
+        self._position.advance(text)
         if self._builder.stop_request is not None:
             self._stop_call()
 
@@ -376,24 +377,17 @@ class StreamParser:
                 return name
         return None
 
-    def _advance(self, text: str) -> None:
-        self._offset += len(text)
-        newline = text.rfind("\n")
-        if newline >= 0:
-            self._line += text.count("\n")
-            self._line_start = self._offset - (len(text) - newline - 1)
-
     def _deviation(self, code: str, found: str, accepted: frozenset[str], repair: str, at: int = 0) -> None:
         """Report a deviation at the current offset (``at``: that many characters from it,
         for one found inside a piece of text already being fed)."""
-        offset = max(self._offset + at, 0)
+        offset = max(self._position.offset + at, 0)
         if self._strict:
             expected = tuple(sorted(self._grammar.display(name) for name in accepted))
             raise ParseError(
                 code,
                 offset=offset,
-                line=self._line + 1,
-                column=max(offset - self._line_start, 0) + 1,
+                line=self._position.line + 1,
+                column=self._position.column(offset),
                 found=found,
                 expected=expected,
                 partial=self._builder.message(),

@@ -18,6 +18,7 @@ from codec._nesting import MAX_VALUE_DEPTH
 from codec.engine.grammar import PROMPT_START, CompiledGrammar, compiled
 from codec.engine.lalr import cached_accepts
 from codec.engine.patterns import IGNORED, next_token
+from codec.engine.position import Position
 from codec.engine.scanner import MarkerScanner
 from codec.errors import CodecError, ParseError
 
@@ -40,7 +41,7 @@ class _WholePrompt:
     def __init__(self, grammar: CompiledGrammar) -> None:
         self._grammar = grammar
         self._parser = grammar.parser.parse_interactive(start=PROMPT_START)
-        self._offset = self._line = self._line_start = 0
+        self._position = Position()
 
     def read(self, prompt: str) -> Tree[Any]:
         scanner = MarkerScanner(self._grammar.markers)
@@ -77,7 +78,7 @@ class _WholePrompt:
             if name.startswith("BAD_"):
                 self._fail("malformed", token, accepted)
             if name == IGNORED:
-                self._advance(token)
+                self._position.advance(token)
             else:
                 self._shift(name, token)
             text = text[len(token) :]
@@ -107,25 +108,18 @@ class _WholePrompt:
             limit = f"nested deeper than a prompt can ({MAX_PROMPT_STACK} parser states)"
             self._fail("too_deep", text, frozenset(), limit)
         self._parser.feed_token(Token(name, text))
-        self._advance(text)
+        self._position.advance(text)
 
     def _accepts(self) -> frozenset[str]:
         return cached_accepts(self._grammar.name, self._parser)
-
-    def _advance(self, text: str) -> None:
-        self._offset += len(text)
-        newline = text.rfind("\n")
-        if newline >= 0:
-            self._line += text.count("\n")
-            self._line_start = self._offset - (len(text) - newline - 1)
 
     def _fail(self, code: str, found: str, accepted: frozenset[str], detail: str = "") -> NoReturn:
         expected = tuple(sorted(self._grammar.display(name) for name in accepted))
         raise ParseError(
             code,
-            offset=self._offset,
-            line=self._line + 1,
-            column=self._offset - self._line_start + 1,
+            offset=self._position.offset,
+            line=self._position.line + 1,
+            column=self._position.column(self._position.offset),
             found=found,
             expected=expected,
             detail=f"({detail or 'a prompt is read strictly'})",

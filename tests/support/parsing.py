@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
+from functools import cache
 from typing import Any
 
 import codec
+from codec.engine.grammar import COMPLETION_START, compiled
 from codec.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
+from codec.registry import FORMATS
 from support import goldens
 
 TOOLS: list[dict[str, Any]] = json.loads((goldens.ROOT / "parse" / "tools.json").read_text(encoding="utf-8"))
@@ -100,3 +104,35 @@ def delta_signature(events: list[Event]) -> list[tuple[Any, ...]]:
         else:
             merged.append((type(event).__name__, event))
     return merged
+
+
+WORD = re.compile(r"[^\W\d_]{2,}")
+"""A word, as the "no text lost" checks count them: a run of 2+ letters."""
+
+_CHARACTER_CLASS = re.compile(r"\[[^\]]*\]")
+
+
+@cache
+def header_words(fmt: str) -> frozenset[str]:
+    """The words of the fixed headers a completion may hold (Solar's ``assistant`` role, Gemma's
+    ``model``, ``thought`` and ``call:``): the words of each non-marker terminal that the
+    grammar's completion rule can reach (outside character classes), which the parser reads as
+    structure where it expects them. Malformed variants (``BAD_*``) are left out: they are
+    repairs, and repairs keep text."""
+    grammar = compiled(FORMATS[fmt].grammar)
+    expansions: dict[str, list[Any]] = {}
+    for rule in grammar.parser.rules:
+        expansions.setdefault(rule.origin.name, []).append(rule.expansion)
+    reached, todo = set(), [COMPLETION_START]
+    while todo:
+        name = todo.pop()
+        if name not in reached:
+            reached.add(name)
+            todo += [symbol.name for expansion in expansions.get(name, []) for symbol in expansion]
+    sources = {term.name: str(term.pattern.value) for term in grammar.parser.terminals}
+    return frozenset(
+        word
+        for name in reached & set(grammar.patterns)
+        if not name.startswith("BAD_")
+        for word in WORD.findall(_CHARACTER_CLASS.sub(" ", sources[name]))
+    )
