@@ -119,6 +119,20 @@ class ArgumentsEmitter:
             fragment += self.end_container()
         return fragment + "}"
 
+    def replace(self, value: dict[str, Any], sent: str) -> str | None:
+        """Take ``value`` as the whole arguments, read afresh (a lenient second reading of text
+        the streaming one refused): the fragment that completes it, when the JSON sent so far
+        (``sent``) begins its JSON; else ``None`` and nothing changes. The emitter is then done."""
+        text = json.dumps(value, ensure_ascii=False)
+        if not text.startswith(sent):
+            return None
+        self.value.clear()
+        self.value.update(value)
+        self._stack = [_Container(self.value)]
+        self._string = None
+        self._started = True
+        return text[len(sent) :]
+
     def _open(self) -> str:
         if self._started:
             return ""

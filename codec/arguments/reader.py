@@ -44,6 +44,8 @@ class ArgumentContext:
     limits: Limits
     stop: Callable[[str, str], None]
     string_sink: Callable[[], Callable[[str], None]]
+    parameters: Callable[[], Mapping[str, Any] | None] = lambda: None
+    """The called tool's ``parameters`` schema (``None``: unknown), once its name is known."""
 
 
 class ArgumentReader(Protocol):

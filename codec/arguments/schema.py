@@ -118,7 +118,7 @@ def type_text(text: str, schema: Mapping[str, Any] | None) -> Any:
         value = _PYTHON_WORDS.get(text.strip(), _MISSING)
     if value is _MISSING:
         return text
-    if "string" in admitted and (isinstance(value, str) or _kind(value) not in admitted):
+    if "string" in admitted and (isinstance(value, str) or json_kind(value) not in admitted):
         return text  # a raw string that happens to read as JSON of a type the schema rules out
     return _narrow(value, admitted)
 
@@ -144,7 +144,14 @@ def nests_deeper_than(text: str, limit: int) -> bool:
     return False
 
 
+_JSON_STARTS = frozenset('{["-0123456789tfnNI')
+"""What a JSON text may start with (after white space; ``NaN``/``Infinity`` are refused later)."""
+
+
 def _json(text: str, default: Any) -> Any:
+    start = text.lstrip()[:1]
+    if start not in _JSON_STARTS:  # plain words are the common case: no exception to raise and catch
+        return default
     try:
         return json.loads(text, parse_constant=_not_json)
     except (ValueError, RecursionError):  # RecursionError: "[[[[..." nested past the C stack
@@ -156,7 +163,7 @@ def _not_json(word: str) -> Any:
     raise ValueError(f"{word} is not a JSON number")
 
 
-def _kind(value: Any) -> str:
+def json_kind(value: Any) -> str:
     """The JSON type of a parsed value, as a schema names it."""
     if isinstance(value, bool):
         return "boolean"
@@ -229,7 +236,7 @@ def _own_kinds(schema: Mapping[str, Any]) -> Kinds | None:
         return None if None in found else _with_integer({n for n in found if n is not None})
     options = _options(schema)
     if options is not None:
-        return frozenset(map(_kind, options))
+        return frozenset(map(json_kind, options))
     if "properties" in schema or "additionalProperties" in schema:
         return frozenset({"object"})
     return frozenset({"array"}) if "items" in schema else None

@@ -187,6 +187,7 @@ class MessageBuilder:
                 limits=self.limits,
                 stop=self._request_stop,
                 string_sink=lambda: self._string_sink(call),
+                parameters=lambda: call.parameters,
             )
             call.arguments = self._arguments(context)
             if not call.started:

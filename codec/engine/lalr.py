@@ -104,11 +104,23 @@ class LalrCursor:
         return frozenset(trial.accepts())
 
     def finish(self) -> None:
-        """Feed the end of input."""
-        try:
-            self._parser.feed_eof()
-        except UnexpectedInput:  # a stop marker then more text: kept as content already
-            return
+        """Feed the end of input: the ``bad_*`` rules it reduces are reported (remembered per
+        stack, like the steps)."""
+        key = (self._grammar.name, self.stack, "$END")
+        step = _STEPS.get(key)
+        if step is None:
+            self._fired = []
+            try:
+                self._parser.feed_eof()
+            except UnexpectedInput:  # a stop marker then more text: kept as content already
+                return
+            step = (self.stack, tuple(self._fired))
+            if len(self.stack) <= CACHED_DEPTH:
+                if len(_STEPS) >= _TABLE_LIMIT:
+                    _STEPS.clear()
+                _STEPS[key] = step
+        for rule in step[1]:
+            self._on_bad_rule(rule)
 
     def _bad(self, rule: str) -> Callable[[list[Any]], None]:
         def reduced(children: list[Any]) -> None:

@@ -61,6 +61,15 @@ def _could_grow(candidates: list[Pattern], buffer: str, best: tuple[str, str] | 
             # Too close to the end of what arrived, or only white space after it (a key may hold
             # inner spaces: `a b`): more text may extend the match. The buffer limit bounds this.
             return True
-    return any(
-        p.literal is not None and len(p.literal) > len(buffer) and p.literal.startswith(buffer) for p in candidates
+    if any(p.literal is not None and len(p.literal) > len(buffer) and p.literal.startswith(buffer) for p in candidates):
+        return True
+    # A quoted pattern (a string in JSON's or Python's quotes) that has begun waits for its
+    # closing quote: the buffer limit bounds the wait, and the match is then made on the first
+    # ``limit`` characters only, so the outcome does not depend on how much more had arrived.
+    opened = buffer[:1]
+    return opened in _QUOTES and any(
+        p.regex.pattern.startswith(opened) and (best is None or best[0] != p.name) for p in candidates
     )
+
+
+_QUOTES = frozenset("\"'")

@@ -8,8 +8,11 @@ depend on what came before.
 
 Deviations are handled in one place, ``_deviation``: with ``strict=True`` the first one raises
 ``ParseError`` and the parser stays failed; otherwise it is recorded in ``diagnostics`` and
-repaired — a missing marker is inserted when that makes the input fit, and anything else is
-kept as text (content), never dropped.
+repaired. A marker the grammar refuses, or a value's closer followed by text it cannot take, is
+settled by the repair search (``engine/repair.py``) over a bounded lookahead: the pieces after
+it wait in ``_queue`` until the lookahead is complete, so the decision depends on the text, not
+on the chunking. White space between structural markers is layout (docs/architecture.md,
+"Lenient repair").
 
 Longer than ~300 lines: one machine — the scanner's pieces, the contextual lexing of pending
 text, the marker and text decisions, and the one place deviations are reported — whose state
@@ -18,6 +21,7 @@ text, the marker and text decisions, and the one place deviations are reported �
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -27,6 +31,7 @@ from codec.engine.grammar import COMPLETION_START, CompiledGrammar, compiled
 from codec.engine.lalr import LalrCursor, Stack
 from codec.engine.patterns import IGNORED, WAIT, next_token
 from codec.engine.position import Position
+from codec.engine.repair import WINDOW_CHARS, Piece, RepairSearch, lookahead, window_ready
 from codec.engine.scanner import MarkerScanner
 from codec.errors import CodecError, ParseError
 from codec.events import Event
@@ -35,6 +40,13 @@ from codec.models import AssistantMessage, Diagnostic
 
 CONTENT = "CONTENT"
 """The free-text terminal of visible content (grammars/*.lark)."""
+
+_CALL_OPEN = "CALL_OPEN"
+_CONTENT_OPEN = "CONTENT_OPEN"
+"""The marker that explicitly opens content, in a grammar that has one (Solar Open's)."""
+
+_PROSE = frozenset({CONTENT, "REASONING"})
+"""Free text that is prose, not a value: a marker that may end it always does."""
 
 PATTERN_BUFFER_LIMIT = 1024
 """Text held for pattern lexing before it must be decided (a header, never a payload)."""
@@ -68,13 +80,19 @@ class StreamParser:
         self._run: str | None = None  # the free-text terminal whose run is in progress
         self._run_handler: Callable[[str], None] | None = None  # where the run's text goes
         self._straying = False  # stray text is being kept as content (one diagnostic per run)
-        self._stray_layout = False  # stray white space was reported since the last token
         # The stack before a marker the repair inserted to open free text, while only that text
         # followed: a later marker the insertion made unacceptable may take it back.
         self._undo_insertion: Stack | None = None
         self._stops = 0  # calls stopped at a limit, so a repair in progress can tell
         self._before_call: Stack | None = None  # the parser's stack before the open call's marker
         self._pending = ""  # text waiting for pattern lexing
+        # Pieces not yet parsed: held while a refused marker waits for its lookahead, or white
+        # space waits to show whether it is layout (engine/repair.py).
+        self._queue: deque[Piece] = deque()
+        self._closing = False  # close() is draining the queue: no more text will come
+        self._last = ""  # the last terminal fed to the parser
+        self._call_lead: str | None = None  # what follows a call's opener, when a fixed word
+        self._search: RepairSearch | None = None
         self._position = Position()
         self._failed: ParseError | None = None
         self._closed = False
@@ -91,7 +109,7 @@ class StreamParser:
         self._check_usable()
         try:
             pieces = self._scanner.feed(chunk)
-            if self._run_handler is not None and len(pieces) == 1 and pieces[0][0] is None:
+            if self._run_handler is not None and len(pieces) == 1 and pieces[0][0] is None and not self._queue:
                 text = pieces[0][1]  # the hot path: one more piece of a run of free text
                 self._run_handler(text)
                 self._position.advance(text)
@@ -109,6 +127,7 @@ class StreamParser:
         what arrived)."""
         self._check_usable()
         try:
+            self._closing = True
             self._pieces(self._scanner.close())
             self._lex(final=True)
             self._end()
@@ -136,9 +155,11 @@ class StreamParser:
             self._lalr.restore(primed)
             return
         try:
+            self._closing = True
             self._pieces(self._scanner.feed(prompt))
             self._pieces(self._scanner.close())
             self._lex(final=True)
+            self._closing = False
         except ParseError as error:
             raise CodecError(
                 f"the template's generation prompt {prompt!r} does not fit the grammar {self._grammar.name}: {error}"
@@ -151,12 +172,112 @@ class StreamParser:
                 _PRIMED.clear()
             _PRIMED[key] = self._lalr.stack
 
-    def _pieces(self, pieces: list[tuple[str | None, str]]) -> None:
-        for name, text in pieces:
+    def _pieces(self, pieces: list[Piece]) -> None:
+        queue = self._queue
+        queue.extend(pieces)
+        while queue:
+            name, text = queue[0]
             if name is None:
+                if self._is_layout_candidate(text):
+                    if len(queue) == 1 and not self._closing:
+                        return  # what follows decides whether this white space is content
+                    if len(queue) > 1 and queue[1][0] is None:  # more text: read them as one
+                        queue.popleft()
+                        queue[0] = (None, text + queue[0][1])
+                        continue
+                    queue.popleft()
+                    self._position.advance(text)  # layout between markers, or at the end
+                    continue
+                lead = self._implied_call()
+                if lead is not None:
+                    body = text.lstrip()
+                    if len(body) < len(lead) and lead.startswith(body):  # not yet decided
+                        if len(queue) > 1 and queue[1][0] is None:
+                            queue.popleft()
+                            queue[0] = (None, text + queue[0][1])
+                            continue
+                        if len(queue) == 1 and not self._closing:
+                            return
+                    elif body.startswith(lead):
+                        queue.popleft()
+                        self._open_implied_call(text, body)
+                        continue
+                queue.popleft()
                 self._text(text)
-            else:
-                self._marker(name, text)
+                continue
+            self._lex(final=True)
+            if not self._strict and name not in self._accepts():
+                if not window_ready(list(queue)[1:], self._closing):
+                    return  # the repair needs its lookahead
+            elif not self._strict and self._run is not None and self._run not in _PROSE:
+                follows = self._what_follows()
+                if follows is None:
+                    return  # whether this marker ends the value depends on what follows it
+                if follows and not self._repair_search().fits_after(self._lalr.stack, name, follows):
+                    search = self._repair_search()
+                    # Text that cannot follow the marker: it ends the value only if the lookahead
+                    # reads better that way (a value quoting the marker reads on as text).
+                    if not window_ready(list(queue)[1:], self._closing):
+                        return
+                    queue.popleft()
+                    window, beyond = lookahead(queue)
+                    ends = self._closing and not beyond
+                    if not search.ends_value(self._lalr.stack, name, self._run, window, ends):
+                        self._deviation("marker_as_text", text, self._accepts(), "read as text of the value")
+                        self._text(text)
+                        continue
+                    self._marker(name, text)
+                    continue
+            queue.popleft()
+            self._marker(name, text)
+
+    def _implied_call(self) -> str | None:
+        """Where content would start and a call may open: the text that follows a call's opening
+        marker in this grammar (Gemma's ``call:``), if it is a fixed word — text starting with it
+        implies the opener the model left out."""
+        if self._run is not None or self._pending:
+            return None
+        accepted = self._accepts()
+        if _CALL_OPEN not in accepted or CONTENT not in accepted:
+            return None
+        if self._call_lead is None:
+            after = self._lalr.accepts_after(_CALL_OPEN)
+            patterns = self._grammar.patterns
+            leads = [
+                patterns[name].literal for name in sorted(after) if name in patterns and not name.startswith("BAD_")
+            ]
+            self._call_lead = next((lead for lead in leads if lead), "")
+        return self._call_lead or None
+
+    def _open_implied_call(self, text: str, body: str) -> None:
+        """A call written without its opening marker: the marker is read as if it were there."""
+        self._position.advance(text[: len(text) - len(body)])  # white space before it: layout
+        opener = self._grammar.display(_CALL_OPEN)
+        self._deviation("missing_marker", body[:20], self._accepts(), f"inserted {opener}: the text opens a call")
+        self._feed(_CALL_OPEN, "", inserted=True)
+        self._text(body)
+
+    def _what_follows(self) -> str | None:
+        """The first character of text after the marker at the head of the queue: ``""`` when a
+        marker, the end or a long stretch of white space comes first; ``None`` when it has not arrived."""
+        seen = 0
+        for name, text in list(self._queue)[1:]:
+            if name is not None:
+                return ""
+            stripped = text.lstrip()
+            if stripped:
+                return stripped[0]
+            seen += len(text)
+            if seen >= WINDOW_CHARS:
+                return ""
+        return "" if self._closing else None
+
+    def _is_layout_candidate(self, text: str) -> bool:
+        """White space where content could start: layout if a marker or the end follows it —
+        unless a marker opened the content explicitly (``CONTENT_OPEN``: then it is the content)."""
+        if self._run is not None or self._pending or text.strip() or self._last == _CONTENT_OPEN:
+            return False
+        return CONTENT in self._accepts()
 
     def _drain(self) -> list[Event]:
         events = self._builder.events
@@ -175,10 +296,11 @@ class StreamParser:
         if not self._pending:
             accepted = self._accepts()
             free = self._free_text(accepted)
-            if free is not None:
+            patterned = any(name in self._grammar.patterns for name in accepted)
+            if free is not None and not patterned:
                 self._feed(free, text)
                 return
-            if not any(name in self._grammar.patterns for name in accepted):
+            if not patterned:
                 self._unexpected_text(text, accepted)
                 return
         self._pending += text
@@ -190,11 +312,23 @@ class StreamParser:
             accepted = self._accepts()
             free = self._free_text(accepted)
             if free is not None:
-                text, self._pending = self._pending, ""
-                self._feed(free, text)
-                return
+                # An optional pattern before free text (Gemma's channel name): taken if the text
+                # starts with it, else the text is the free text.
+                found = self._optional_pattern(accepted, final)
+                if found == WAIT:
+                    return
+                if found is None:
+                    text, self._pending = self._pending, ""
+                    self._feed(free, text)
+                    return
+                self._pending = self._pending[len(found[1]) :]
+                self._feed(*found)
+                continue
             decide = final or len(self._pending) > PATTERN_BUFFER_LIMIT
-            found = next_token(self._grammar, self._pending, accepted, decide)
+            # Past the limit a token is matched on the limit's worth of text, not on however
+            # much happened to arrive: the outcome does not depend on the chunking.
+            window = self._pending if final else self._pending[: PATTERN_BUFFER_LIMIT + 1]
+            found = next_token(self._grammar, window, accepted, decide)
             if found == WAIT:
                 return
             if not isinstance(found, tuple):
@@ -216,6 +350,17 @@ class StreamParser:
                 self._deviation("malformed", token, accepted, f"{name} repaired")
             self._feed(name, token)
 
+    def _optional_pattern(self, accepted: frozenset[str], final: bool) -> tuple[str, str] | str | None:
+        patterns = frozenset(name for name in accepted if name in self._grammar.patterns)
+        if not patterns:
+            return None
+        found = next_token(self._grammar, self._pending, patterns, final)
+        if found == WAIT:
+            return WAIT
+        if isinstance(found, tuple) and found[0] != IGNORED and not found[0].startswith("BAD_"):
+            return found
+        return None
+
     def _marker(self, name: str, text: str) -> None:
         self._lex(final=True)
         accepted = self._accepts()
@@ -230,22 +375,52 @@ class StreamParser:
         if self._take_back_insertion(name, text, accepted):
             self._feed(name, text)
             return
-        inserted = self._insertion(name, accepted)
-        if inserted is not None:
-            shown = self._grammar.display(inserted)
-            self._deviation("missing_marker", text, accepted, f"inserted {shown} before {text}")
-            stops = self._stops
-            self._feed(inserted, "", inserted=True)
-            if self._stops != stops:  # the insertion ended the call at a limit: read the marker anew
-                self._marker(name, text)
-                return
-            self._feed(name, text)
+        if self._strict:  # raises: the first deviation is the error
+            inserted = self._repair_search().insertion(self._lalr.stack, name)
+            if inserted is not None:
+                self._deviation("missing_marker", text, accepted, f"inserted {self._show(inserted)} before {text}")
+            if not self._abandon_call(text, accepted):
+                self._deviation("unexpected_marker", text, accepted, "kept as text")
+        free = self._free_text(accepted)
+        window, beyond = lookahead(self._queue)
+        writing = self._run is not None  # a marker amid text reads as that text; between structure, as stray
+        edit = self._repair_search().choose(self._lalr.stack, name, free, writing, window, self._closing and not beyond)
+        if edit.kind == "insert":
+            self._insert(edit.inserted, name, text, accepted)
             return
         if self._abandon_call(text, accepted):
             self._marker(name, text)
             return
-        self._deviation("unexpected_marker", text, accepted, "kept as text")
-        self._unexpected_text(text, accepted, reported=True)
+        if edit.kind == "literal" and free is not None:
+            self._deviation("marker_as_text", text, accepted, "read as text of the value it stands in")
+            self._text(text)
+        elif edit.kind == "drop":
+            self._deviation("stray_marker", text, accepted, "dropped")
+            self._position.advance(text)
+        else:
+            self._deviation("unexpected_marker", text, accepted, "kept as text")
+            self._unexpected_text(text, accepted, reported=True)
+
+    def _insert(self, inserted: tuple[str, ...], name: str, text: str, accepted: frozenset[str]) -> None:
+        self._deviation("missing_marker", text, accepted, f"inserted {self._show(inserted)} before {text}")
+        stops = self._stops
+        for terminal in inserted:
+            self._feed(terminal, "", inserted=True)
+            if self._stops != stops:  # the insertion ended the call at a limit: read the marker anew
+                self._marker(name, text)
+                return
+        self._feed(name, text)
+
+    def _show(self, terminals: tuple[str, ...]) -> str:
+        patterns = self._grammar.patterns
+        return "".join(
+            patterns[name].literal or name if name in patterns else self._grammar.display(name) for name in terminals
+        )
+
+    def _repair_search(self) -> RepairSearch:
+        if self._search is None:
+            self._search = RepairSearch(self._grammar, COMPLETION_START)
+        return self._search
 
     def _unexpected_text(self, text: str, accepted: frozenset[str], reported: bool = False) -> None:
         """Text the grammar has no place for here: a missing opener may be supplied; else it
@@ -257,7 +432,7 @@ class StreamParser:
         if not reported:
             layout = text[: len(text) - len(text.lstrip())]
             if layout:
-                self._stray_white_space(layout, accepted)
+                self._position.advance(layout)  # layout between structure: not content
                 text = text[len(layout) :]
                 if not text:
                     return
@@ -276,16 +451,6 @@ class StreamParser:
                 return
             self._deviation("unexpected_text", text, accepted, "kept as content")
         self._place(text, accepted)
-
-    def _stray_white_space(self, text: str, accepted: frozenset[str]) -> None:
-        """White space where the grammar takes no text (before a header, between markers): kept
-        as content, but it commits to nothing — what follows is read as if it were not there,
-        so a completion reads the same however its white space was chunked."""
-        if not self._stray_layout:
-            self._deviation("unexpected_text", text, accepted, "white space kept as content")
-            self._stray_layout = True
-        self._builder.stray(text)
-        self._position.advance(text)
 
     def _take_back_insertion(self, name: str, text: str, accepted: frozenset[str]) -> bool:
         """A marker the grammar refuses only because the repair inserted an opener for the free
@@ -345,10 +510,11 @@ class StreamParser:
         if name == "CALL_OPEN":  # the name the builder knows a call by, too
             self._before_call = self._lalr.stack
         self._lalr.shift(name, text)
+        self._last = name
         self._run = name if name in self._grammar.free_text else None
         if self._run is None:
             self._undo_insertion = None
-        self._straying = self._stray_layout = False
+        self._straying = False
         self._builder.token(name, text, inserted)
         self._run_handler = self._builder.run_handler(name) if self._run else None
         self._position.advance(text)

@@ -11,6 +11,8 @@ checked the order of the tokens; this class only tracks where in the nesting it 
 
 from __future__ import annotations
 
+import ast
+import json
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
@@ -21,6 +23,8 @@ from codec.arguments.schema import type_text
 _OPEN_OBJECT = frozenset({"LBRACE", "BAD_PAREN_OPEN"})
 _CLOSE = frozenset({"RBRACE", "BAD_PAREN_CLOSE", "RBRACKET"})
 _SCALARS = frozenset({"NUMBER", "TRUE", "FALSE", "NULL"})
+_QUOTED = frozenset({"BAD_JSON_STRING", "BAD_PY_STRING"})  # a whole string in another syntax's quotes
+_BARE = frozenset({"BAD_BARE_VALUE", "BAD_BARE_ITEM"})  # a string written with no quotes
 
 
 class GemmaValues:
@@ -42,6 +46,8 @@ class GemmaValues:
             "BAD_UNOPENED",
         }
         | _SCALARS
+        | _QUOTED
+        | _BARE
     )
 
     def __init__(
@@ -91,6 +97,8 @@ class GemmaValues:
             self._expect_key = self._kinds[-1:] == ["object"]
         elif terminal == "KEY":
             self._set_key(text)
+        elif terminal in _QUOTED and self._expect_key:
+            self._set_key(unquote(text))
         else:
             self._value(terminal, text)
 
@@ -128,11 +136,17 @@ class GemmaValues:
             self._string_text(text)
         elif terminal in ("BAD_SQUOTE", "BAD_UNOPENED"):
             self._emit(self._emitter.begin_string())
-            if terminal == "BAD_UNOPENED":
+            if terminal == "BAD_UNOPENED" and text != '"':  # an unclosed JSON string: its quote is syntax
                 self._emit(self._emitter.string_chunk(text))
         elif terminal in _SCALARS:
             schema = self._schema_for_key(self._key) if len(self._kinds) == 1 else None
             self._emit(self._emitter.value_complete(type_text(text, schema)))
+        elif terminal in _QUOTED or terminal in _BARE:
+            value: Any = unquote(text) if terminal in _QUOTED else text.rstrip()
+            schema = self._schema_for_key(self._key) if len(self._kinds) == 1 else None
+            if schema is not None:  # a quoted scalar where the schema wants a number: that number
+                value = type_text(value, schema)
+            self._emit(self._emitter.value_complete(value))
 
     def _quote(self, text: str) -> None:
         if self._quoted_key is not None:  # the close of a <|"|>-quoted key (bad_quoted_key)
@@ -169,7 +183,7 @@ class GemmaValues:
             self._skipped_string_open = not self._skipped_string_open
             if self._skipped_string_open:
                 return
-        elif terminal not in _SCALARS:
+        elif terminal not in _SCALARS and terminal not in _QUOTED and terminal not in _BARE:
             return
         if len(self._kinds) == self._skipping:
             self._skipping = None
@@ -212,3 +226,13 @@ class GemmaArguments:
             if emitter.in_string and emitter.depth == 1:
                 self._context.delta(emitter.end_string())
         self._context.delta(emitter.finish())
+
+
+def unquote(text: str) -> str:
+    """The string a JSON (``"…"``) or Python (``'…'``) string literal stands for; its inner text
+    as written when its escapes are not valid."""
+    try:
+        value = json.loads(text) if text[:1] == '"' else ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return text[1:-1]
+    return value if isinstance(value, str) else text[1:-1]

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
+from codec.arguments.lenient_value import read_value
 from codec.arguments.reader import ArgumentContext
-from codec.arguments.schema import is_plain_string, nests_deeper_than, type_text
+from codec.arguments.schema import is_plain_string, nests_deeper_than
 
 
 class KeyValueArguments:
@@ -110,7 +111,11 @@ class KeyValueArguments:
                 self._context.content(self._key + text)  # the key was never emitted: it goes too
                 self._context.stop("too_deep", f"a value nested deeper than {self._context.limits.max_depth}")
                 return
-            self._context.delta(self._emitter.value_complete(type_text(text, self._value_schema)))
+            value, repairs = read_value(text, self._value_schema, self._context.limits.max_depth)
+            if repairs:  # `at`: from the start of the close marker being read, back into the value
+                shown = ", ".join(sorted({repair.code for repair in repairs}))
+                self._context.report("value_repaired", f"value read leniently ({shown})", repairs[0].offset - len(text))
+            self._context.delta(self._emitter.value_complete(value))
         elif self._emitter.in_string and self._emitter.depth == 1:
             self._context.delta(self._emitter.end_string())
         self._value_parts = None

@@ -2,6 +2,11 @@
 shared incremental JSON reader (``codec.arguments.json_stream``)::
 
     <|tool_call:begin|>a1b2c3d4e5<|tool_call:name|>get_weather<|tool_call:args|>{"city": "Paris"}<|tool_call:end|>
+
+Text the JSON reader refuses (``{'a': 'x'}``, ``{"a": 1,}``) is held until the call ends; then
+the whole arguments text is read again by the tolerant decoder (``codec.arguments.tolerant``),
+and its object becomes the arguments when the JSON already streamed begins it. Otherwise the
+refused text is content, as before.
 """
 
 from __future__ import annotations
@@ -10,7 +15,9 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from codec.arguments.json_stream import JsonArgumentsStream
+from codec.arguments.lenient_value import lossless
 from codec.arguments.reader import ArgumentContext
+from codec.arguments.tolerant import decode_arguments
 
 
 class JsonArguments:
@@ -22,7 +29,9 @@ class JsonArguments:
         self._context = context
         self._json: JsonArgumentsStream | None = None
         self._rejecting = False
-        self._delta = context.delta
+        self._written: list[str] = []  # the arguments text, for a second, lenient reading
+        self._sent: list[str] = []  # the JSON fragments streamed so far
+        self._rejected: list[str] = []  # refused text, held until the call ends
 
     def name(self, written: str, terminal: str, inserted: bool) -> str:
         return written
@@ -45,16 +54,21 @@ class JsonArguments:
         if self._json is None:
             self._context.delta(self._context.emitter.finish())
             return
+        if self._rejected and not truncated and self._reread():
+            return
+        for rejected in self._rejected:
+            self._context.content(rejected)
         emitter = self._context.emitter
         if truncated and emitter.in_string and emitter.depth == 1:
-            self._context.delta(emitter.end_string())  # a top-level string cut off: it ends here
+            self._delta(emitter.end_string())  # a top-level string cut off: it ends here
         fragment, complete = self._json.close()
         if not complete:
             self._context.report("incomplete_arguments", "the arguments JSON was cut short")
             self._context.content(self._json.unconsumed)
-        self._context.delta(fragment)
+        self._delta(fragment)
 
     def _feed(self, stream: JsonArgumentsStream, text: str) -> None:
+        self._written.append(text)
         fragment, rejected = stream.feed(text)
         if fragment:
             self._delta(fragment)
@@ -62,6 +76,10 @@ class JsonArguments:
             self._keep_dropped(stream)
         if rejected:
             self._reject(stream, text, rejected)
+
+    def _delta(self, fragment: str) -> None:
+        self._sent.append(fragment)
+        self._context.delta(fragment)
 
     def _keep_dropped(self, stream: JsonArgumentsStream) -> None:
         for dropped, at in zip(stream.dropped, stream.dropped_at, strict=True):
@@ -77,6 +95,20 @@ class JsonArguments:
             return
         if not self._rejecting:  # one diagnostic for the whole rejected rest, however chunked
             at = len(text) - len(rejected)  # where the rejected text starts (earlier chunks: < 0)
-            self._context.report("invalid_arguments", "arguments text that is not JSON is kept as content", at)
+            self._context.report("invalid_arguments", "arguments text that is not JSON", at)
             self._rejecting = True
-        self._context.content(rejected)
+        self._rejected.append(rejected)
+
+    def _reread(self) -> bool:
+        """The arguments read again, leniently, after the JSON reader refused some of them."""
+        limits = self._context.limits
+        decoded = decode_arguments("".join(self._written), self._context.parameters(), max_depth=limits.max_depth)
+        if decoded is None or not decoded.complete or not lossless(decoded.repairs):
+            return False
+        rest = self._context.emitter.replace(decoded.value, "".join(self._sent))
+        if rest is None:
+            return False
+        shown = ", ".join(sorted({repair.code for repair in decoded.repairs})) or "JSON"
+        self._context.report("arguments_repaired", f"arguments read leniently ({shown})")
+        self._delta(rest)
+        return True

@@ -1,0 +1,278 @@
+"""Repair as search: what the lenient parser does with a marker its grammar does not accept here.
+
+The candidate edits are few and general (docs/architecture.md, "Lenient repair"):
+
+- **insert** the missing marker(s) — one or two insertable terminals (markers, and literal
+  punctuation or header words such as Solar's ``assistant``) after which the marker fits. Never
+  ``CALL_OPEN`` (a repair may close or complete a call, not invent one) and never a value word
+  (``true``, ``null``, ...: that would invent an argument);
+- **literal**: the marker is text of the free-text run in progress (a string value, an argument
+  value, reasoning) — a model quoting its own tokens;
+- **drop** the marker: a stray or duplicated one (its text stays in the diagnostic);
+- **content**: keep it as content (what happens when nothing else fits).
+
+Each edit is tried on a copy of the parser against a bounded lookahead — the next ``WINDOW``
+markers and at most ``WINDOW_CHARS`` characters of text after the marker, or the end of output —
+and scored: the edit's own cost plus one for every piece of the lookahead that does not fit
+(a marker the parser refuses, text where no text may stand, a ``BAD_*`` variant, an early end).
+The lowest score wins; ties go to the earlier edit in ``_PREFERENCE`` order. The lookahead is a
+function of the text alone, never of how it was chunked, so a streamed parse decides exactly as
+a whole one: the stream holds back the lookahead's text until it is complete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from codec.engine.grammar import CompiledGrammar
+from codec.engine.lalr import CACHED_DEPTH, LalrCursor, Stack
+from codec.engine.patterns import IGNORED, next_token
+
+WINDOW = 3
+"""Markers of lookahead an edit is judged on."""
+
+WINDOW_CHARS = 512
+"""Characters of text the lookahead holds at most (a decision is never held back longer)."""
+
+_VALUE_WORDS = frozenset({"true", "false", "null", "True", "False", "None"})
+_CALL_OPEN = "CALL_OPEN"
+
+_AFTER: dict[tuple[str, Stack, str], frozenset[str]] = {}  # what a state accepts after a marker
+_AFTER_LIMIT = 4096
+
+Piece = tuple[str | None, str]  # (marker terminal, text) or (None, free text), as the scanner gives them
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One way to go on at a marker the grammar refuses."""
+
+    kind: str  # "insert", "literal", "drop" or "content" ("accept": the marker as the grammar reads it)
+    inserted: tuple[str, ...] = ()
+    cost: int = 1
+
+
+_PREFERENCE = {"accept": 0, "insert": 0, "literal": 1, "content": 1, "drop": 2}
+"""Tie-breaks amid text: completing the structure first, then reading the marker as the text it
+stands in (a model quoting a token), then dropping it."""
+
+_BETWEEN_STRUCTURE = {"accept": 0, "insert": 0, "drop": 1, "literal": 2, "content": 2}
+"""Tie-breaks right after a marker (no text since): a stray or duplicated marker is dropped."""
+
+
+def window_ready(pieces: Sequence[Piece], closing: bool) -> bool:
+    """Whether ``pieces`` (what followed the refused marker so far) hold the whole lookahead."""
+    if closing:
+        return True
+    markers = chars = 0
+    for name, text in pieces:
+        if name is None:
+            chars += len(text)
+            if chars >= WINDOW_CHARS:
+                return True
+        else:
+            markers += 1
+            if markers >= WINDOW:
+                return True
+    return False
+
+
+def lookahead(pieces: Sequence[Piece]) -> tuple[list[Piece], bool]:
+    """The lookahead window of ``pieces``: adjacent text joined (so chunking cannot matter), cut
+    at ``WINDOW`` markers or ``WINDOW_CHARS`` characters; and whether it reaches past them."""
+    window: list[Piece] = []
+    markers = chars = 0
+    for name, text in pieces:
+        if name is not None:
+            if markers >= WINDOW:
+                return window, True
+            window.append((name, text))
+            markers += 1
+            continue
+        if markers >= WINDOW:  # text after the last marker of the window: it may not have all arrived
+            return window, True
+        room = WINDOW_CHARS - chars
+        if room <= 0:
+            return window, True
+        text = text[:room]
+        chars += len(text)
+        if window and window[-1][0] is None:
+            window[-1] = (None, window[-1][1] + text)
+        else:
+            window.append((None, text))
+    return window, False
+
+
+class RepairSearch:
+    """Chooses the edit for a refused marker; one per ``StreamParser``, made on first need."""
+
+    def __init__(self, grammar: CompiledGrammar, start: str) -> None:
+        self._grammar = grammar
+        self._start = start
+        self._cursor: LalrCursor | None = None
+        markers = [name for name in grammar.markers.values() if name != _CALL_OPEN]
+        literals = [
+            name
+            for name, pattern in grammar.patterns.items()
+            if pattern.literal is not None and pattern.literal not in _VALUE_WORDS and not name.startswith("BAD_")
+        ]
+        self._insertable = frozenset(markers) | frozenset(literals)
+
+    def choose(
+        self, stack: Stack, name: str, in_run: str | None, writing: bool, window: list[Piece], ends: bool
+    ) -> Edit:
+        """The best edit for the refused marker ``name`` in the parser state ``stack``.
+
+        ``in_run``: the free-text terminal the parser accepts here (text the marker could join);
+        ``writing``: that text is in progress (a marker amid text is more likely text than one
+        between structures); ``window``: the lookahead; ``ends``: the output ends within it.
+        """
+        edits = [Edit("insert", seq, len(seq)) for seq in self._insertions(stack, name)]
+        if in_run is not None:
+            edits.append(Edit("content" if in_run == "CONTENT" else "literal"))
+        edits.append(Edit("drop"))
+        preference = _PREFERENCE if writing else _BETWEEN_STRUCTURE
+        scored = [
+            (self._score(stack, edit, name, in_run, window, ends), preference[edit.kind], index)
+            for index, edit in enumerate(edits)
+        ]
+        return edits[min(scored)[2]]
+
+    @property
+    def _trial(self) -> LalrCursor:
+        if self._cursor is None:  # made on first need: most parses never search
+            self._cursor = LalrCursor(self._grammar, self._start, on_bad_rule=_ignore)
+        return self._cursor
+
+    def fits_after(self, stack: Stack, name: str, text: str) -> bool:
+        """Whether ``text`` (the start of what follows) may stand after the accepted marker ``name``."""
+        key = (self._grammar.name, stack, name)
+        accepted = _AFTER.get(key)
+        if accepted is None:
+            trial = self._trial
+            trial.restore(stack)
+            trial.shift(name, "")
+            accepted = trial.accepts()
+            if len(stack) <= CACHED_DEPTH:  # like the LALR tables: deep stacks are not remembered
+                if len(_AFTER) >= _AFTER_LIMIT:
+                    _AFTER.clear()
+                _AFTER[key] = accepted
+        if any(free in self._grammar.free_text for free in accepted):
+            return True
+        found = next_token(self._grammar, text, accepted, True)
+        return isinstance(found, tuple) and not found[0].startswith("BAD_")
+
+    def ends_value(self, stack: Stack, name: str, run: str, window: list[Piece], ends: bool) -> bool:
+        """Whether the accepted marker ``name``, followed by text it cannot take, ends the value
+        run ``run`` (else it is text of the value); ties go to the grammar's reading."""
+        closing = self._score(stack, Edit("accept", cost=0), name, run, window, ends)
+        literal = self._score(stack, Edit("literal"), name, run, window, ends)
+        return closing <= literal
+
+    def insertion(self, stack: Stack, name: str) -> tuple[str, ...] | None:
+        """The shortest insertion after which ``name`` is accepted (first in sorted order)."""
+        found = self._insertions(stack, name)
+        return found[0] if found else None
+
+    def _insertions(self, stack: Stack, name: str) -> list[tuple[str, ...]]:
+        """Every shortest sequence of insertable terminals after which ``name`` is accepted."""
+        trial, insertable = self._trial, self._insertable
+        trial.restore(stack)
+        firsts = sorted(candidate for candidate in trial.accepts() if candidate in insertable)
+        found: list[tuple[str, ...]] = [(first,) for first in firsts if name in self._accepts_after(stack, (first,))]
+        if found:
+            return found
+        for first in firsts:
+            trial.restore(stack)
+            trial.shift(first, "")
+            seconds = sorted(candidate for candidate in trial.accepts() if candidate in insertable)
+            found += [(first, second) for second in seconds if name in self._accepts_after(stack, (first, second))]
+        return found
+
+    def _accepts_after(self, stack: Stack, names: tuple[str, ...]) -> frozenset[str]:
+        trial = self._trial
+        trial.restore(stack)
+        for name in names:
+            trial.shift(name, "")
+        return trial.accepts()
+
+    def _shift_all(self, names: Sequence[str]) -> bool:
+        trial = self._trial
+        for name in names:
+            if name not in trial.accepts():
+                return False
+            trial.shift(name, "")
+        return True
+
+    def _score(self, stack: Stack, edit: Edit, name: str, in_run: str | None, window: list[Piece], ends: bool) -> int:
+        trial = self._trial
+        trial.restore(stack)
+        misses = edit.cost
+        run: str | None = None
+        if edit.kind in ("insert", "accept"):
+            self._shift_all(edit.inserted)
+            trial.shift(name, "")
+        elif edit.kind in ("literal", "content") and in_run is not None:
+            trial.shift(in_run, "")
+            run = in_run
+        for piece_name, text in window:
+            if piece_name is None:
+                misses_here, run = self._text(text, run)
+                misses += misses_here
+            elif piece_name in trial.accepts():
+                trial.shift(piece_name, "")
+                run = None
+            else:
+                misses += 1  # refused: read on as if it were text of the run, or not there
+        if ends and "$END" not in trial.accepts():
+            misses += 1
+        return misses
+
+    def _text(self, text: str, run: str | None) -> tuple[int, str | None]:
+        """Misses of ``text`` in the trial parser; the free-text run it leaves open."""
+        accepted = self._trial.accepts()
+        if run is not None and run in accepted:
+            return 0, run
+        for free in accepted:
+            if free in self._grammar.free_text:
+                self._trial.shift(free, "")
+                return 0, free
+        if not any(name in self._grammar.patterns for name in accepted) and text.strip():
+            return 1, self._open_free_text(accepted)  # one repair: a marker inserted to open it
+        misses = 0
+        while text:
+            found = next_token(self._grammar, text, self._trial.accepts(), True)
+            if not isinstance(found, tuple):
+                return misses + (1 if text.strip() else 0), None
+            token_name, token = found
+            text = text[len(token) :]
+            if token_name == IGNORED:
+                continue
+            if token_name.startswith("BAD_"):
+                misses += 1
+            self._trial.shift(token_name, token)
+            accepted = self._trial.accepts()
+            for free in accepted:
+                if free in self._grammar.free_text and text:
+                    self._trial.shift(free, "")
+                    return misses, free
+        return misses, None
+
+    def _open_free_text(self, accepted: frozenset[str]) -> str | None:
+        """Shift an insertable marker after which free text may stand, and that free text."""
+        trial = self._trial
+        here = trial.stack
+        for candidate in sorted(accepted & self._insertable):
+            trial.restore(here)
+            trial.shift(candidate, "")
+            for free in trial.accepts():
+                if free in self._grammar.free_text:
+                    trial.shift(free, "")
+                    return free
+        trial.restore(here)
+        return None
+
+
+def _ignore(rule: str) -> None:
+    return None

@@ -1,0 +1,247 @@
+"""Realistic corruptions of well-formed completions are recovered (issue: "Recover what models
+actually write"), for every format of the registry.
+
+A message is drawn and rendered into the completion its template implies (as the completion round
+trip of ``test_parse_properties`` does); then several corruptions from the catalogue below are
+applied, the kinds real models write (docs/corpus.md): layout white space between structural
+markers, a duplicated close, a header or marker left out, values in another syntax's quotes, a
+trailing comma. The lenient parse of the corrupted text equals the original message, and a
+streamed parse equals it too under chunkings that isolate the white space and cut markers in two.
+
+Each corruption applies only where the format has the markers it names (taken from the grammar),
+so the catalogue is generic over the registry; a format where none applies is skipped for that
+example (``assume``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from functools import cache
+from itertools import pairwise
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+import codec
+from codec.engine.grammar import compiled
+from codec.registry import FORMATS
+from support.parsing import TOOLS
+from test_parse_properties import QUICK, Completion, completions
+from test_prompt_roundtrip import made_up_id, with_ids_of
+
+Corruption = Callable[[str, str, st.DrawFn], str | None]  # (format, text, draw) -> corrupted, or None
+
+
+@cache
+def _markers(fmt: str) -> dict[str, str]:
+    """Marker text -> terminal name, for the format's grammar."""
+    return dict(compiled(FORMATS[fmt].grammar).markers)
+
+
+@cache
+def _marker_pattern(fmt: str) -> re.Pattern[str]:
+    texts = sorted(_markers(fmt), key=len, reverse=True)
+    return re.compile("|".join(re.escape(text) for text in texts))
+
+
+def _spans(fmt: str, text: str) -> list[tuple[int, int, str]]:
+    """Every marker in ``text``: (start, end, terminal)."""
+    names = _markers(fmt)
+    return [(m.start(), m.end(), names[m.group()]) for m in _marker_pattern(fmt).finditer(text)]
+
+
+def _text_of(fmt: str, name: str) -> str | None:
+    return next((text for text, terminal in _markers(fmt).items() if terminal == name), None)
+
+
+def _pick(draw: st.DrawFn, options: list[int]) -> int | None:
+    return draw(st.sampled_from(options)) if options else None
+
+
+def layout_after_a_close(fmt: str, text: str, draw: st.DrawFn) -> str | None:
+    """White space after a ``*_CLOSE`` marker that another marker (or the end) follows:
+    GLM-4.5's newlines between its tags, a newline between calls."""
+    spans = _spans(fmt, text)
+    starts = {start for start, _, _ in spans}
+    places = [end for _, end, name in spans if name.endswith("_CLOSE") and (end in starts or end == len(text))]
+    at = _pick(draw, places)
+    if at is None:
+        return None
+    return text[:at] + draw(st.sampled_from(["\n", "\n\n", " ", "\r\n"])) + text[at:]
+
+
+def duplicated_call_close(fmt: str, text: str, draw: st.DrawFn) -> str | None:
+    """The close of a call written twice."""
+    close = _text_of(fmt, "CALL_CLOSE")
+    places = [end for _, end, name in _spans(fmt, text) if name == "CALL_CLOSE"]
+    at = _pick(draw, places)
+    if at is None or close is None:
+        return None
+    return text[:at] + close + text[at:]
+
+
+def call_opener_left_out(fmt: str, text: str, draw: st.DrawFn) -> str | None:
+    """A call that starts where content would (after another marker) written without its
+    opening marker, when a fixed word follows the opener (Gemma's ``call:``)."""
+    if not _opener_word(fmt):
+        return None
+    spans = _spans(fmt, text)
+    ends = {end for _, end, _ in spans}
+    places = [start for start, _, name in spans if name == "CALL_OPEN" and start in ends]
+    at = _pick(draw, places)
+    if at is None:
+        return None
+    opener = _text_of(fmt, "CALL_OPEN") or ""
+    return text[:at] + text[at + len(opener) :]
+
+
+@cache
+def _opener_word(fmt: str) -> bool:
+    grammar = compiled(FORMATS[fmt].grammar)
+    return "CALL_PREFIX" in grammar.patterns
+
+
+def json_quotes_for_a_string(fmt: str, text: str, draw: st.DrawFn) -> str | None:
+    """A Gemma string written with JSON's quotes (escaped as JSON escapes) or Python's single
+    quotes instead of ``<|"|>``."""
+    quote = _text_of(fmt, "QUOTE")
+    if quote is None:
+        return None
+    spans = [(start, end) for start, end, name in _spans(fmt, text) if name == "QUOTE"]
+    pairs = [(spans[i][0], spans[i + 1][1]) for i in range(0, len(spans) - 1, 2)]
+    if not pairs:
+        return None
+    start, end = draw(st.sampled_from(pairs))
+    inner = text[start + len(quote) : end - len(quote)]
+    if draw(st.booleans()) and not re.search(r"['\\\n\r]", inner):
+        written = f"'{inner}'"
+    else:
+        written = json.dumps(inner, ensure_ascii=False)
+    return text[:start] + written + text[end:]
+
+
+def quoted_number(fmt: str, text: str, draw: st.DrawFn) -> str | None:
+    """A GLM number argument written in quotes (the schema says it is a number)."""
+    key_close, opener, close = (_text_of(fmt, name) for name in ("KEY_CLOSE", "VALUE_OPEN", "VALUE_CLOSE"))
+    if key_close is None or opener is None or close is None:
+        return None
+    keys = "|".join(re.escape(key) for key in _numeric_keys())
+    value = re.escape(key_close) + r"\s*" + re.escape(opener) + r"(-?\d+)" + re.escape(close)
+    places = list(re.finditer(rf"(?<![^>])(?:{keys}){value}", text))
+    if not places:
+        return None
+    m = draw(st.sampled_from(places))
+    return text[: m.start(1)] + f'"{m.group(1)}"' + text[m.end(1) :]
+
+
+@cache
+def _numeric_keys() -> tuple[str, ...]:
+    """Top-level parameters of the test tools whose schema is a number and nothing else."""
+    keys = set()
+    for tool in TOOLS:
+        for key, schema in tool["function"]["parameters"].get("properties", {}).items():
+            if schema.get("type") in ("integer", "number"):
+                keys.add(key)
+    return tuple(sorted(keys))
+
+
+def value_close_left_out(fmt: str, text: str, draw: st.DrawFn) -> str | None:
+    """The close of a call's last value left out: the call's close follows the value directly."""
+    close, call_close = _text_of(fmt, "VALUE_CLOSE"), _text_of(fmt, "CALL_CLOSE")
+    if close is None or call_close is None:
+        return None
+    places = [m.start() for m in re.finditer(re.escape(close + call_close), text)]
+    at = _pick(draw, places)
+    if at is None:
+        return None
+    return text[:at] + text[at + len(close) :]
+
+
+def trailing_comma_in_arguments(fmt: str, text: str, draw: st.DrawFn) -> str | None:
+    """A comma before the arguments object's closing brace (Solar's JSON)."""
+    args = _text_of(fmt, "CALL_ARGS")
+    close = _text_of(fmt, "CALL_CLOSE")
+    if args is None or close is None:
+        return None
+    places = [m.start() for m in re.finditer(re.escape("}" + close), text)]
+    places = [at for at in places if text[:at].rstrip()[-1:] not in ("{", ",")]
+    at = _pick(draw, places)
+    if at is None:
+        return None
+    return text[:at] + "," + text[at:]
+
+
+def header_left_out_after_reasoning(fmt: str, text: str, draw: st.DrawFn) -> str | None:
+    """Solar's ``<|begin|>assistant`` header left out after the reasoning turn's ``<|end|>``."""
+    begin, end = _text_of(fmt, "BEGIN"), _text_of(fmt, "END")
+    think = _text_of(fmt, "THINK")
+    if begin is None or end is None or think is None or think not in text:
+        return None
+    header = end + begin + "assistant"
+    at = text.find(header, text.find(think))
+    if at < 0:
+        return None
+    return text[: at + len(end)] + text[at + len(header) :]
+
+
+CATALOGUE: list[Corruption] = [
+    layout_after_a_close,
+    duplicated_call_close,
+    call_opener_left_out,
+    json_quotes_for_a_string,
+    quoted_number,
+    value_close_left_out,
+    trailing_comma_in_arguments,
+    header_left_out_after_reasoning,
+]
+
+
+@st.composite
+def corrupted(draw: st.DrawFn, fmt: str) -> tuple[Completion, str, list[str]]:
+    """A completion, the text after several corruptions, and their names."""
+    case = draw(completions(fmt))
+    text, applied = case.text, []
+    for _ in range(draw(st.integers(2, 5))):
+        corruption = draw(st.sampled_from(CATALOGUE))
+        changed = corruption(fmt, text, draw)
+        if changed is not None and changed != text:
+            text, applied = changed, [*applied, corruption.__name__]
+    assume(applied)
+    return case, text, applied
+
+
+@st.composite
+def chunkings(draw: st.DrawFn, fmt: str, text: str) -> list[str]:
+    """Cuts at random places, around every run of white space (chunks that are only white
+    space), and inside markers (chunks that end inside one)."""
+    cuts = set(draw(st.lists(st.integers(1, max(1, len(text) - 1)), max_size=12)))
+    for m in re.finditer(r"\s+", text):
+        cuts |= {m.start(), m.end()}
+    for start, end, _ in _spans(fmt, text):
+        if end - start > 1:
+            cuts.add(draw(st.integers(start + 1, end - 1)))
+    points = [0, *sorted(c for c in cuts if 0 < c < len(text)), len(text)]
+    return [text[a:b] for a, b in pairwise(points) if b > a]
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_corrupted_completions_parse_to_the_original_message(fmt: str) -> None:
+    @QUICK
+    @given(data=st.data())
+    def check(data: st.DataObject) -> None:
+        case, text, applied = data.draw(corrupted(fmt), label="corrupted")
+        c = codec.load(fmt)
+        whole = c.parse(text, tools=TOOLS, id_factory=made_up_id, **case.options)
+        assert with_ids_of(whole, case.expected, text) == case.expected, f"after {applied}"
+        parser = c.stream(tools=TOOLS, id_factory=made_up_id, **case.options)
+        for chunk in data.draw(chunkings(fmt, text), label="chunks"):
+            parser.feed(chunk)
+        parser.close()
+        streamed = parser.message
+        assert streamed == whole, f"chunking changed the parse after {applied}"
+        assert [(d.code, d.offset) for d in streamed.diagnostics] == [(d.code, d.offset) for d in whole.diagnostics]
+
+    check()
