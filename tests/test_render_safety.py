@@ -98,6 +98,17 @@ def test_special_token_in_any_option_value_or_key_is_refused(fmt: str) -> None:
 
 
 @pytest.mark.parametrize("fmt", FORMATS_)
+def test_special_token_formed_across_text_parts_is_refused(fmt: str) -> None:
+    """Templates write a message's text parts one after another (some trimmed): a token split
+    over two parts (found by the prompt round trip in CI: ``"<tool"`` then ``"|>"``) is a token."""
+    token = token_of(fmt)
+    for head, tail in ((token[:2], token[2:]), (token[:2] + " ", " " + token[2:])):
+        parts = [{"type": "text", "text": head}, {"type": "text", "text": tail}]
+        with pytest.raises(codec.RenderError, match=r"in content \(its text parts joined\)"):
+            codec.load(fmt).render([{"role": "user", "content": parts}], now=NOW)
+
+
+@pytest.mark.parametrize("fmt", FORMATS_)
 def test_special_token_deep_in_a_tool_schema_is_refused(fmt: str) -> None:
     """Tool schemas were checked before; this pins it down for keys and values deep inside."""
     token = token_of(fmt)

@@ -35,6 +35,10 @@ class Pattern:
     regex: re.Pattern[str]
     priority: int
     literal: str | None  # the text, for a literal terminal: a prefix of it is worth waiting for
+    # For a regex that ends by looking ahead (Gemma's bare value: up to the `,key:` or `}` that
+    # ends it), the regex without its look-around: while it runs to the end of the text that has
+    # arrived, more text may change the match.
+    body: re.Pattern[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -75,7 +79,21 @@ def _is_marker(term: TerminalDef) -> bool:
 
 def _pattern(term: TerminalDef) -> Pattern:
     literal = term.pattern.value if isinstance(term.pattern, PatternStr) else None
-    return Pattern(term.name, re.compile(term.pattern.to_regexp()), term.priority, literal)
+    source = term.pattern.to_regexp()
+    return Pattern(term.name, re.compile(source), term.priority, literal, _body(source))
+
+
+_LOOK_AROUND_AT_END = re.compile(r"(\(\?<!(?:[^()\\]|\\.)*\))?\(\?=.*\)\)?$")
+
+
+def _body(source: str) -> re.Pattern[str] | None:
+    """``source`` without a look-behind and look-ahead that end it, or ``None`` if it has none."""
+    if source.startswith("(?:") and source.endswith(")"):
+        source = source[3:-1]  # Lark wraps a regex in a group
+    found = _LOOK_AROUND_AT_END.search(source)
+    if found is None or "(?=" not in found.group():
+        return None
+    return re.compile(source[: found.start()])
 
 
 @cache

@@ -42,12 +42,14 @@ class LalrCursor:
         self._on_bad_rule = on_bad_rule
         self._fired: list[str] = []  # bad_* rules reduced by the current Lark step
         state = self._parser.parser_state
-        self._silent = copy(state.parse_conf)  # for trial steps: no callbacks at all
-        self._silent.callbacks = {}
-        conf = copy(state.parse_conf)  # no tree: each rule's callback discards its children
+        self._silent, quiet_conf = _shared_confs(grammar.name, start, state.parse_conf)
         quiet, bad = _callback_plan(grammar.name, start)
-        conf.callbacks = {**quiet, **{rule: self._bad(name) for rule, name in bad}}
-        state.parse_conf = conf
+        if bad:  # this cursor's own reporters for the bad_* rules
+            conf = copy(state.parse_conf)  # no tree: each rule's callback discards its children
+            conf.callbacks = {**quiet, **{rule: self._bad(name) for rule, name in bad}}
+            state.parse_conf = conf
+        else:  # nothing to report: one configuration serves every cursor (it is never changed)
+            state.parse_conf = quiet_conf
         self.stack: Stack = tuple(state.state_stack)
 
     def accepts(self) -> frozenset[str]:
@@ -142,6 +144,23 @@ def cached_accepts(grammar_name: str, parser: Any, stack: Stack | None = None) -
             _ACCEPTS.clear()
         accepted = _ACCEPTS[key] = frozenset(parser.accepts())
     return accepted
+
+
+_CONFS: dict[tuple[str, str], tuple[Any, Any]] = {}
+
+
+def _shared_confs(grammar_file: str, start: str, conf: Any) -> tuple[Any, Any]:
+    """Per grammar and start: a parse configuration with no callbacks at all (trial steps), and
+    one whose callbacks discard every rule's children (no tree)."""
+    key = (grammar_file, start)
+    shared = _CONFS.get(key)
+    if shared is None:
+        silent = copy(conf)
+        silent.callbacks = {}
+        quiet = copy(conf)
+        quiet.callbacks = dict(_callback_plan(grammar_file, start)[0])
+        shared = _CONFS[key] = (silent, quiet)
+    return shared
 
 
 def _discard(children: list[Any]) -> None:

@@ -63,6 +63,8 @@ def _could_grow(candidates: list[Pattern], buffer: str, best: tuple[str, str] | 
             return True
     if any(p.literal is not None and len(p.literal) > len(buffer) and p.literal.startswith(buffer) for p in candidates):
         return True
+    if any(p.body is not None and p.body.fullmatch(buffer) for p in candidates):
+        return True  # a pattern that ends by looking ahead, and its text reaches the end of the buffer
     # A quoted pattern (a string in JSON's or Python's quotes) that has begun waits for its
     # closing quote: the buffer limit bounds the wait, and the match is then made on the first
     # ``limit`` characters only, so the outcome does not depend on how much more had arrived.

@@ -18,10 +18,15 @@ and scored: the edit's own cost plus one for every piece of the lookahead that d
 The lowest score wins; ties go to the earlier edit in ``_PREFERENCE`` order. The lookahead is a
 function of the text alone, never of how it was chunked, so a streamed parse decides exactly as
 a whole one: the stream holds back the lookahead's text until it is complete.
+
+Longer than ~300 lines: the edits, their scoring on a trial parser and the few questions the
+stream asks of that same trial parser (what may follow a closer, how a call's head reads) share
+one cursor and one set of process-wide tables; split, each part would need both.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -40,6 +45,8 @@ _CALL_OPEN = "CALL_OPEN"
 
 _AFTER: dict[tuple[str, Stack, str], frozenset[str]] = {}  # what a state accepts after a marker
 _AFTER_LIMIT = 4096
+
+_HEADS: dict[tuple[str, str], CallHead | None] = {}  # (grammar, opener) -> the head of its calls
 
 Piece = tuple[str | None, str]  # (marker terminal, text) or (None, free text), as the scanner gives them
 
@@ -104,6 +111,30 @@ def lookahead(pieces: Sequence[Piece]) -> tuple[list[Piece], bool]:
     return window, False
 
 
+@dataclass(frozen=True)
+class CallHead:
+    """How a call's head reads right after its opening marker, when it starts with a fixed word:
+    the word, then a name, then what opens the arguments (Gemma: ``call:`` NAME ``{``)."""
+
+    lead: str
+    name: re.Pattern[str]
+    opens: tuple[str, ...]
+
+    def reads(self, text: str) -> bool | None:
+        """Whether ``text`` starts with such a head; ``None`` while more text could still make it."""
+        if len(text) < len(self.lead):
+            return None if self.lead.startswith(text) else False
+        if not text.startswith(self.lead):
+            return False
+        found = self.name.match(text, len(self.lead))
+        if found is None:
+            return None if len(text) == len(self.lead) else False
+        rest = text[found.end() :]
+        if not rest:
+            return None if len(text) < WINDOW_CHARS else False
+        return any(rest.startswith(opener) for opener in self.opens)
+
+
 class RepairSearch:
     """Chooses the edit for a refused marker; one per ``StreamParser``, made on first need."""
 
@@ -138,6 +169,39 @@ class RepairSearch:
             for index, edit in enumerate(edits)
         ]
         return edits[min(scored)[2]]
+
+    def call_head(self, stack: Stack, opener: str) -> CallHead | None:
+        """The head a call opened by ``opener`` in the state ``stack`` must start with, when it
+        starts with a fixed word (remembered: the same for every state that accepts ``opener``)."""
+        key = (self._grammar.name, opener)
+        if key not in _HEADS:
+            _HEADS[key] = self._find_head(stack, opener)
+        return _HEADS[key]
+
+    def _find_head(self, stack: Stack, opener: str) -> CallHead | None:
+        trial, patterns = self._trial, self._grammar.patterns
+        trial.restore(stack)
+        trial.shift(opener, "")
+
+        def clean(literal: bool) -> list[str]:
+            return sorted(
+                name
+                for name in trial.accepts()
+                if name in patterns and not name.startswith("BAD_") and (patterns[name].literal is not None) == literal
+            )
+
+        leads = clean(True)
+        if len(leads) != 1:
+            return None
+        trial.shift(leads[0], "")
+        names = clean(False)
+        if len(names) != 1:
+            return None
+        trial.shift(names[0], "x")
+        opens = tuple(patterns[name].literal or "" for name in clean(True))
+        if not opens:
+            return None
+        return CallHead(patterns[leads[0]].literal or "", patterns[names[0]].regex, opens)
 
     @property
     def _trial(self) -> LalrCursor:

@@ -31,7 +31,7 @@ from codec.engine.grammar import COMPLETION_START, CompiledGrammar, compiled
 from codec.engine.lalr import LalrCursor, Stack
 from codec.engine.patterns import IGNORED, WAIT, next_token
 from codec.engine.position import Position
-from codec.engine.repair import WINDOW_CHARS, Piece, RepairSearch, lookahead, window_ready
+from codec.engine.repair import WINDOW_CHARS, CallHead, Piece, RepairSearch, lookahead, window_ready
 from codec.engine.scanner import MarkerScanner
 from codec.errors import CodecError, ParseError
 from codec.events import Event
@@ -91,7 +91,6 @@ class StreamParser:
         self._queue: deque[Piece] = deque()
         self._closing = False  # close() is draining the queue: no more text will come
         self._last = ""  # the last terminal fed to the parser
-        self._call_lead: str | None = None  # what follows a call's opener, when a fixed word
         self._search: RepairSearch | None = None
         self._position = Position()
         self._failed: ParseError | None = None
@@ -188,17 +187,18 @@ class StreamParser:
                     queue.popleft()
                     self._position.advance(text)  # layout between markers, or at the end
                     continue
-                lead = self._implied_call()
-                if lead is not None:
+                head = self._implied_call()
+                if head is not None:
                     body = text.lstrip()
-                    if len(body) < len(lead) and lead.startswith(body):  # not yet decided
+                    verdict = head.reads(body)
+                    if verdict is None:  # not yet decided: more text says
                         if len(queue) > 1 and queue[1][0] is None:
                             queue.popleft()
                             queue[0] = (None, text + queue[0][1])
                             continue
                         if len(queue) == 1 and not self._closing:
                             return
-                    elif body.startswith(lead):
+                    elif verdict:
                         queue.popleft()
                         self._open_implied_call(text, body)
                         continue
@@ -231,23 +231,16 @@ class StreamParser:
             queue.popleft()
             self._marker(name, text)
 
-    def _implied_call(self) -> str | None:
-        """Where content would start and a call may open: the text that follows a call's opening
-        marker in this grammar (Gemma's ``call:``), if it is a fixed word — text starting with it
-        implies the opener the model left out."""
+    def _implied_call(self) -> CallHead | None:
+        """Where content would start and a call may open: how a call's head reads after its
+        opening marker, when it starts with a fixed word (Gemma's ``call:NAME{``) — text that
+        starts so implies the opener the model left out."""
         if self._run is not None or self._pending:
             return None
         accepted = self._accepts()
         if _CALL_OPEN not in accepted or CONTENT not in accepted:
             return None
-        if self._call_lead is None:
-            after = self._lalr.accepts_after(_CALL_OPEN)
-            patterns = self._grammar.patterns
-            leads = [
-                patterns[name].literal for name in sorted(after) if name in patterns and not name.startswith("BAD_")
-            ]
-            self._call_lead = next((lead for lead in leads if lead), "")
-        return self._call_lead or None
+        return self._repair_search().call_head(self._lalr.stack, _CALL_OPEN)
 
     def _open_implied_call(self, text: str, body: str) -> None:
         """A call written without its opening marker: the marker is read as if it were there."""

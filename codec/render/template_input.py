@@ -125,7 +125,9 @@ def check_messages(
     field by field to say where. A reply ``parse`` returned, unchanged, is the model's own
     output: its text is not checked for special tokens (see ``from_the_model``).
     """
-    if not _suspect(template_input, rules, allow_special_tokens):
+    if not _suspect(template_input, rules, allow_special_tokens) and not _parts_suspect(
+        messages, rules, allow_special_tokens
+    ):
         return
     for index, message in enumerate(messages):
         allow = allow_special_tokens or from_the_model(message)
@@ -165,6 +167,24 @@ def check_options(options: Mapping[str, Any], rules: TextRules, *, allow_special
     for name, value in options.items():
         for field, text in strings_with_paths(value, f"option {name}"):
             _check_text(_Text(field, text, False, 0), rules, False, None)
+
+
+def _parts_suspect(messages: Sequence[AnyMessage], rules: TextRules, allow_special: bool) -> bool:
+    """Whether text parts of one message, written one after another, form a special token
+    (``"<tool"`` then ``"|>"``): templates join parts with nothing between them, or trimmed."""
+    if allow_special or rules.special is None:
+        return False
+    return any(
+        rules.special.search(joined)
+        for message in messages
+        if message.content is not None and not isinstance(message.content, str)
+        for joined in _joined_parts(message.content)
+    )
+
+
+def _joined_parts(content: Sequence[Any]) -> tuple[str, str]:
+    texts = [part.text for part in content if isinstance(part, TextPart)]
+    return "".join(texts), "".join(text.strip() for text in texts)
 
 
 def _suspect(value: Any, rules: TextRules, allow_special: bool) -> bool:
@@ -258,3 +278,5 @@ def _content_texts(content: Content | None, quoted: bool) -> Iterator[_Text]:
         for number, part in enumerate(content):
             if isinstance(part, TextPart):  # media parts render as placeholders only
                 yield _Text(f"content[{number}].text", part.text, quoted, 0)
+        for joined in _joined_parts(content):  # a token formed across parts is refused too
+            yield _Text("content (its text parts joined)", joined, quoted, 0)
