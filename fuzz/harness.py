@@ -216,9 +216,15 @@ def lost_words(fmt: str, text: str, message: codec.AssistantMessage) -> list[str
     of ``kept_text(message)``."""
     kept = kept_text(message)
     blanked = _header_pattern(fmt).sub(" ", _marker_pattern(fmt).sub(" ", text))
+    # A JSON escape is decoded, not lost: `\u00efve靂` reads `ïve靂`, and no output writes the
+    # escape's letters next to an unescaped character (the words around it are still checked).
+    blanked = _JSON_ESCAPE.sub(" ", blanked)
     truncated = () if message.truncated_call is None else (message.truncated_call,)
     names = {call.name.casefold() for call in (*message.tool_calls, *truncated, *message.incomplete_calls)}
     return [word for word in WORD.findall(blanked) if not _kept(word.casefold(), kept, names)]
+
+
+_JSON_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}")
 
 
 def _kept(word: str, kept: str, names: set[str]) -> bool:

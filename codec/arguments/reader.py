@@ -26,6 +26,13 @@ class Report(Protocol):
     def __call__(self, code: str, detail: str, at: int = 0) -> None: ...
 
 
+class Stop(Protocol):
+    """``stop(code, detail, at=0)``: end the call here, unfinished (a limit was reached); ``at``
+    as for ``Report``: where, from the start of the piece of text being read."""
+
+    def __call__(self, code: str, detail: str, at: int = 0) -> None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class ArgumentContext:
     """What a reader may use: the call's emitter, the schema of a top-level argument by key
@@ -42,7 +49,7 @@ class ArgumentContext:
     delta: Callable[[str], None]
     content: Callable[[str], None]
     limits: Limits
-    stop: Callable[[str, str], None]
+    stop: Stop
     string_sink: Callable[[], Callable[[str], None]]
     parameters: Callable[[], Mapping[str, Any] | None] = lambda: None
     """The called tool's ``parameters`` schema (``None``: unknown), once its name is known."""

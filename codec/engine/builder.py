@@ -40,7 +40,7 @@ class MessageBuilder:
     ) -> None:
         self._tools = tools
         self.limits = limits
-        self.stop_request: tuple[str, str] | None = None  # (code, detail): end the open call here
+        self.stop_request: tuple[str, str, int] | None = None  # (code, detail, at): end the open call here
         self._tool_names = tool_names(tools)
         self._new_id = id_factory or random_call_id
         self._report = report
@@ -234,8 +234,8 @@ class MessageBuilder:
         if self.stop_request is None:
             self._request_stop("too_large", f"arguments longer than {self.limits.max_argument_chars} characters")
 
-    def _request_stop(self, code: str, detail: str) -> None:
-        self.stop_request = (code, detail)
+    def _request_stop(self, code: str, detail: str, at: int = 0) -> None:
+        self.stop_request = (code, detail, at)
 
     @property
     def calls_finished(self) -> int:

@@ -84,6 +84,7 @@ class StreamParser:
         # followed: a later marker the insertion made unacceptable may take it back.
         self._undo_insertion: Stack | None = None
         self._stops = 0  # calls stopped at a limit, so a repair in progress can tell
+        self._stop_at = 0  # while a call stops at a limit: where, in the piece being read
         self._before_call: Stack | None = None  # the parser's stack before the open call's marker
         self._pending = ""  # text waiting for pattern lexing
         # Pieces not yet parsed: held while a refused marker waits for its lookahead, or white
@@ -111,9 +112,9 @@ class StreamParser:
             if self._run_handler is not None and len(pieces) == 1 and pieces[0][0] is None and not self._queue:
                 text = pieces[0][1]  # the hot path: one more piece of a run of free text
                 self._run_handler(text)
-                self._position.advance(text)
                 if self._builder.stop_request is not None:
                     self._stop_call()
+                self._position.advance(text)
             else:
                 self._pieces(pieces)
         except ParseError as error:
@@ -282,9 +283,9 @@ class StreamParser:
         if self._run is not None:  # more of a run already fed to the parser
             if self._run_handler is not None:
                 self._run_handler(text)
-            self._position.advance(text)
             if self._builder.stop_request is not None:
                 self._stop_call()
+            self._position.advance(text)
             return
         if not self._pending:
             accepted = self._accepts()
@@ -510,16 +511,18 @@ class StreamParser:
         self._straying = False
         self._builder.token(name, text, inserted)
         self._run_handler = self._builder.run_handler(name) if self._run else None
-        self._position.advance(text)
         if self._builder.stop_request is not None:
             self._stop_call()
+        self._position.advance(text)
 
     def _stop_call(self) -> None:
         """A limit was reached inside a call: it ends here, unfinished (not a call to run), and
         the parser goes back to before its opening marker, so what follows is read as text."""
-        code, detail = self._builder.stop_request or ("limit", "")
-        self._deviation(code, "", frozenset(), f"{detail}; the call stops here, the rest is content")
+        code, detail, at = self._builder.stop_request or ("limit", "", 0)
+        self._deviation(code, "", frozenset(), f"{detail}; the call stops here, the rest is content", at)
+        self._stop_at = at  # what the call's reader reports as it ends is at the same place
         self._builder.stop_call()
+        self._stop_at = 0
         self._stops += 1
         if self._before_call is not None:
             self._lalr.restore(self._before_call)
@@ -557,7 +560,7 @@ class StreamParser:
     def _repaired(self, code: str, detail: str, at: int = 0) -> None:
         """A deviation the builder or an argument reader found (a repeated id, a duplicate key,
         text that is not JSON ``at`` characters into the piece being fed, ...)."""
-        self._deviation(code, "", frozenset(), detail, at)
+        self._deviation(code, "", frozenset(), detail, at + self._stop_at)
 
     def _bad_rule(self, rule: str) -> None:
         """A ``bad_*`` rule (a malformed variant the grammar accepts) was reduced."""

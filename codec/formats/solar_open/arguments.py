@@ -91,7 +91,8 @@ class JsonArguments:
     def _reject(self, stream: JsonArgumentsStream, text: str, rejected: str) -> None:
         if stream.too_deep:
             self._context.content(rejected)
-            self._context.stop("too_deep", f"arguments nested deeper than {self._context.limits.max_depth}")
+            at = len(text) - len(rejected)  # where the rejected text starts: the same however chunked
+            self._context.stop("too_deep", f"arguments nested deeper than {self._context.limits.max_depth}", at)
             return
         if not self._rejecting:  # one diagnostic for the whole rejected rest, however chunked
             at = len(text) - len(rejected)  # where the rejected text starts (earlier chunks: < 0)
