@@ -8,11 +8,13 @@ lines of code in 4-character feeds, its ``examples.code_tail``.
 from __future__ import annotations
 
 import cProfile
+import time
 import pstats
 
 import pytest
 
 import codec
+from codec.engine.grammar import compiled
 from codec.registry import FORMATS
 from support.parsing import TOOLS, ids
 
@@ -45,3 +47,29 @@ def _calls(fmt: str, size: int) -> int:
 def test_function_calls_grow_linearly_with_the_argument(fmt: str) -> None:
     small, large = _calls(fmt, 12_500), _calls(fmt, 50_000)
     assert large <= 4 * small * 1.1, (small, large)
+
+
+def _whole_parse_seconds(fmt: str, calls: int) -> float:
+    """Best of three: a whole parse of ``calls`` finished calls in one completion."""
+    two = FORMATS[fmt].examples.two_calls
+    grammar = compiled(FORMATS[fmt].grammar)
+    opener, closer = grammar.display("CALL_OPEN"), grammar.display("CALL_CLOSE")
+    start, end = two.index(opener), two.rindex(closer) + len(closer)
+    text = two[:start] + two[start:end] * (calls // 2) + two[end:]  # the two calls, repeated
+    c = codec.load(fmt)
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        message = c.parse(text, tools=TOOLS, id_factory=ids)
+        best = min(best, time.process_time() - start)
+    assert len(message.tool_calls) >= calls // 2, "the example's calls are read back"
+    return best
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_a_whole_parse_of_many_calls_grows_linearly(fmt: str) -> None:
+    """A whole parse holds every piece at once: nothing may walk what is still queued per piece
+    (a copy of the queue per marker made 10,000 calls take 19 s). Two sizes, ten times apart, in
+    one run: a quadratic cost would take ~100 times as long; the bound is 30."""
+    small, large = _whole_parse_seconds(fmt, 200), _whole_parse_seconds(fmt, 2_000)
+    assert large <= 30 * max(small, 1e-3), (small, large)

@@ -27,7 +27,7 @@ one cursor and one set of process-wide tables; split, each part would need both.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from codec.engine.grammar import CompiledGrammar
@@ -68,7 +68,7 @@ _BETWEEN_STRUCTURE = {"accept": 0, "insert": 0, "drop": 1, "literal": 2, "conten
 """Tie-breaks right after a marker (no text since): a stray or duplicated marker is dropped."""
 
 
-def window_ready(pieces: Sequence[Piece], closing: bool) -> bool:
+def window_ready(pieces: Iterable[Piece], closing: bool) -> bool:
     """Whether ``pieces`` (what followed the refused marker so far) hold the whole lookahead."""
     if closing:
         return True
@@ -85,7 +85,7 @@ def window_ready(pieces: Sequence[Piece], closing: bool) -> bool:
     return False
 
 
-def lookahead(pieces: Sequence[Piece]) -> tuple[list[Piece], bool]:
+def lookahead(pieces: Iterable[Piece]) -> tuple[list[Piece], bool]:
     """The lookahead window of ``pieces``: adjacent text joined (so chunking cannot matter), cut
     at ``WINDOW`` markers or ``WINDOW_CHARS`` characters; and whether it reaches past them."""
     window: list[Piece] = []

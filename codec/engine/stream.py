@@ -22,6 +22,7 @@ text, the marker and text decisions, and the one place deviations are reported â
 from __future__ import annotations
 
 from collections import deque
+from itertools import islice
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -208,7 +209,7 @@ class StreamParser:
                 continue
             self._lex(final=True)
             if not self._strict and name not in self._accepts():
-                if not window_ready(list(queue)[1:], self._closing):
+                if not window_ready(islice(queue, 1, None), self._closing):
                     return  # the repair needs its lookahead
             elif not self._strict and self._run is not None and self._run not in _PROSE:
                 follows = self._what_follows()
@@ -218,7 +219,7 @@ class StreamParser:
                     search = self._repair_search()
                     # Text that cannot follow the marker: it ends the value only if the lookahead
                     # reads better that way (a value quoting the marker reads on as text).
-                    if not window_ready(list(queue)[1:], self._closing):
+                    if not window_ready(islice(queue, 1, None), self._closing):
                         return
                     queue.popleft()
                     window, beyond = lookahead(queue)
@@ -255,7 +256,7 @@ class StreamParser:
         """The first character of text after the marker at the head of the queue: ``""`` when a
         marker, the end or a long stretch of white space comes first; ``None`` when it has not arrived."""
         seen = 0
-        for name, text in list(self._queue)[1:]:
+        for name, text in islice(self._queue, 1, None):
             if name is not None:
                 return ""
             stripped = text.lstrip()
