@@ -8,8 +8,8 @@ lines of code in 4-character feeds, its ``examples.code_tail``.
 from __future__ import annotations
 
 import cProfile
-import time
 import pstats
+import time
 
 import pytest
 

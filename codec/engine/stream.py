@@ -22,8 +22,8 @@ text, the marker and text decisions, and the one place deviations are reported â
 from __future__ import annotations
 
 from collections import deque
-from itertools import islice
 from collections.abc import Callable, Mapping, Sequence
+from itertools import islice
 from typing import Any
 
 from codec.arguments.reader import ArgumentReaderFactory
