@@ -174,64 +174,74 @@ class StreamParser:
             _PRIMED[key] = self._lalr.stack
 
     def _pieces(self, pieces: list[Piece]) -> None:
+        """Parse queued pieces in order, as far as each can be decided (some wait for what
+        follows them: white space, a call's head, a repair's lookahead)."""
         queue = self._queue
         queue.extend(pieces)
         while queue:
             name, text = queue[0]
             if name is None:
-                if self._is_layout_candidate(text):
-                    if len(queue) == 1 and not self._closing:
-                        return  # what follows decides whether this white space is content
-                    if len(queue) > 1 and queue[1][0] is None:  # more text: read them as one
-                        queue.popleft()
-                        queue[0] = (None, text + queue[0][1])
-                        continue
-                    queue.popleft()
-                    self._position.advance(text)  # layout between markers, or at the end
+                if len(queue) > 1 and queue[1][0] is None and self._undecided_text(text):
+                    queue.popleft()  # more text follows: read the two as one
+                    queue[0] = (None, text + queue[0][1])
                     continue
-                head = self._implied_call()
-                if head is not None:
-                    body = text.lstrip()
-                    verdict = head.reads(body)
-                    if verdict is None:  # not yet decided: more text says
-                        if len(queue) > 1 and queue[1][0] is None:
-                            queue.popleft()
-                            queue[0] = (None, text + queue[0][1])
-                            continue
-                        if len(queue) == 1 and not self._closing:
-                            return
-                    elif verdict:
-                        queue.popleft()
-                        self._open_implied_call(text, body)
-                        continue
+                if len(queue) == 1 and not self._closing and self._undecided_text(text):
+                    return
                 queue.popleft()
-                self._text(text)
+                self._queued_text(text)
                 continue
             self._lex(final=True)
             if not self._strict and name not in self._accepts():
                 if not window_ready(islice(queue, 1, None), self._closing):
                     return  # the repair needs its lookahead
             elif not self._strict and self._run is not None and self._run not in _PROSE:
-                follows = self._what_follows()
-                if follows is None:
+                decided = self._closer(name, text)
+                if decided is None:
                     return  # whether this marker ends the value depends on what follows it
-                if follows and not self._repair_search().fits_after(self._lalr.stack, name, follows):
-                    search = self._repair_search()
-                    # Text that cannot follow the marker: it ends the value only if the lookahead
-                    # reads better that way (a value quoting the marker reads on as text).
-                    if not window_ready(islice(queue, 1, None), self._closing):
-                        return
-                    queue.popleft()
-                    window, beyond = lookahead(queue)
-                    ends = self._closing and not beyond
-                    if not search.ends_value(self._lalr.stack, name, self._run, window, ends):
-                        self._deviation("marker_as_text", text, self._accepts(), "read as text of the value")
-                        self._text(text)
-                        continue
-                    self._marker(name, text)
+                if decided:
                     continue
             queue.popleft()
             self._marker(name, text)
+
+    def _undecided_text(self, text: str) -> bool:
+        """Whether what ``text`` means still depends on the text after it: white space where
+        content could start (layout, if a marker follows), or the start of a call's head."""
+        if self._is_layout_candidate(text):
+            return True
+        head = self._implied_call()
+        return head is not None and head.reads(text.lstrip()) is None
+
+    def _queued_text(self, text: str) -> None:
+        if self._is_layout_candidate(text):
+            self._position.advance(text)  # layout between markers, or at the end
+            return
+        head = self._implied_call()
+        body = text.lstrip()
+        if head is not None and head.reads(body):
+            self._open_implied_call(text, body)
+            return
+        self._text(text)
+
+    def _closer(self, name: str, text: str) -> bool | None:
+        """A marker the grammar accepts that would end a value (``</arg_value>``, ``<|"|>``):
+        ``False`` to read it as the grammar does; ``True`` once it was read, as a closer or as
+        text of the value, because text it cannot take follows; ``None`` to wait for more."""
+        follows = self._what_follows()
+        if follows is None:
+            return None
+        if not follows or self._repair_search().fits_after(self._lalr.stack, name, follows):
+            return False
+        if not window_ready(islice(self._queue, 1, None), self._closing):
+            return None
+        self._queue.popleft()
+        window, beyond = lookahead(self._queue)
+        ends = self._closing and not beyond
+        if self._repair_search().ends_value(self._lalr.stack, name, self._run or "", window, ends):
+            self._marker(name, text)
+        else:  # a value quoting the marker reads on as text
+            self._deviation("marker_as_text", text, self._accepts(), "read as text of the value")
+            self._text(text)
+        return True
 
     def _implied_call(self) -> CallHead | None:
         """Where content would start and a call may open: how a call's head reads after its
