@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from codec.arguments.schema import Kinds
-from codec.arguments.tolerant_schema import Schema, Schemas, kind, names, strict, typed
+from codec.arguments.schema import Kinds, json_kind
+from codec.arguments.tolerant_schema import Schema, Schemas, names, strict, typed
 from codec.arguments.tolerant_text import (
     MISSING,
     SPACE,
@@ -235,7 +235,7 @@ class _Parser:
     def _trailing(self, pos: int) -> int:
         frame = self.stack[0]
         value = frame.value[0]
-        if isinstance(value, list | dict) and (frame.admitted is None or kind(value) in frame.admitted):
+        if isinstance(value, list | dict) and (frame.admitted is None or json_kind(value) in frame.admitted):
             self._repair("trailing_text", pos, f"text after the value: {excerpt(self.text[pos:])}")
         else:
             start = skip_space(self.text, 0)
@@ -278,7 +278,7 @@ class _Parser:
             depth = self.max_depth - len(self.stack) + 1
             value, inner, complete = decode(text, schema, depth, unwrap=False, verbatim=self.verbatim)
             if complete and isinstance(value, list | dict):
-                self._repair("json_in_string", at, f"{kind(value)} written as JSON inside a string")
+                self._repair("json_in_string", at, f"{json_kind(value)} written as JSON inside a string")
                 self.repairs.extend(Repair(repair.code, at, repair.message) for repair in inner)
                 return value
         fitting = typed(read_scalar(text.strip(SPACE))[0], admitted)

@@ -10,7 +10,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from codec.arguments.schema import Kinds, kinds, nests_deeper_than, property_schema
+from codec.arguments.schema import Kinds, json_kind, kinds, nests_deeper_than, property_schema
 from codec.arguments.tolerant_text import MISSING
 
 Schema = Mapping[str, Any] | None
@@ -65,22 +65,13 @@ def strict(text: str, schema: Schema, max_depth: int, schemas: Schemas) -> Any:
     return value
 
 
-def kind(value: Any) -> str:
-    """The JSON type of a decoded value, as a schema names it."""
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    return {float: "number", str: "string", dict: "object", list: "array"}.get(type(value), "null")
-
-
 def typed(value: Any, admitted: Kinds | None) -> Any:
     """``value`` if the schema admits it (``3.0`` read as ``3`` for an integer), else ``MISSING``."""
     if value is MISSING or admitted is None:
         return value
     if isinstance(value, float) and value.is_integer() and "integer" in admitted and "number" not in admitted:
         value = int(value)
-    return value if kind(value) in admitted else MISSING
+    return value if json_kind(value) in admitted else MISSING
 
 
 def names(admitted: Kinds) -> str:
