@@ -37,10 +37,12 @@ from codec.registry import formats
 
 __all__ = [
     "AssistantMessage",
+    "ChunkStream",
     "Codec",
     "CodecError",
     "ContentDelta",
     "Conversation",
+    "Detection",
     "Diagnostic",
     "Event",
     "Limits",
@@ -56,9 +58,11 @@ __all__ = [
     "ToolCallEnd",
     "ToolCallStart",
     "ToolMessage",
+    "Turn",
     "UnknownFormatError",
     "UserMessage",
     "__version__",
+    "detect",
     "explain_losses",
     "formats",
     "load",
@@ -69,5 +73,8 @@ __all__ = [
 from codec._canonical import Loss
 from codec._prefix import PrefixCheck
 from codec.api import Codec, explain_losses, load
+from codec.chunks import ChunkStream
+from codec.detect import Detection, detect
 from codec.engine.stream import StreamParser
 from codec.models import Diagnostic
+from codec.turn import Turn

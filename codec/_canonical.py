@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from codec.errors import describe
-from codec.models import AnyMessage, AssistantMessage, Conversation, ToolCall
+from codec.models import AnyMessage, AssistantMessage, Conversation, SystemMessage, ToolCall, ToolMessage
 
 
 @dataclass
@@ -66,6 +66,40 @@ def map_arguments(draft: Draft, change: Callable[[ToolCall], dict[str, Any]]) ->
         if isinstance(message, AssistantMessage) and message.tool_calls:
             calls = tuple(call.model_copy(update={"arguments": change(call)}) for call in message.tool_calls)
             draft.messages[index] = message.model_copy(update={"tool_calls": calls})
+
+
+def developer_as_system(draft: Draft) -> None:
+    """A ``developer`` message is given to the template as a ``system`` message, because the
+    template has no ``developer`` role: it comes back as a system message.
+
+    (``codec.render.template_input.template_messages``; applied only for such templates)
+    """
+    for index, message in enumerate(draft.messages):
+        if isinstance(message, SystemMessage) and message.role == "developer":
+            draft.messages[index] = message.model_copy(update={"role": "system"})
+
+
+def names_not_printed(draft: Draft) -> None:
+    """The ``name`` of a system, developer or user message reaches the template, which never
+    prints it: it is lost.
+
+    (no line of the template reads ``name`` on these messages)
+    """
+    for index, message in enumerate(draft.messages):
+        if isinstance(message, AssistantMessage | ToolMessage) or message.name is None:
+            continue
+        draft.messages[index] = message.model_copy(update={"name": None})
+
+
+def tool_responses_not_printed(draft: Draft) -> None:
+    """A tool message's ``tool_responses`` reach the template, which never prints them on a
+    tool message: only its ``content`` (given, or made from them) comes back.
+
+    (no line of the template reads ``tool_responses`` on a tool message)
+    """
+    for index, message in enumerate(draft.messages):
+        if isinstance(message, ToolMessage) and message.tool_responses is not None:
+            draft.messages[index] = message.model_copy(update={"tool_responses": None})
 
 
 def apply(rules: Sequence[Rule], draft: Draft) -> list[Loss]:

@@ -1,24 +1,32 @@
-"""``Codec``: one format's renderer and parser behind the public API, and ``load``."""
+"""``Codec``: one format's renderer and parser behind the public API, and ``load``.
+
+Longer than ~300 lines: one method per public call, each with the parameters it documents
+(``unknown_options`` among them); the work is done in ``codec.render`` and ``codec.engine``.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from codec import _canonical, registry
 from codec._prefix import PrefixCheck
 from codec._prefix import check as check_prefix
 from codec._resources import read_text
+from codec.detect import recognise
 from codec.engine.stream import StreamParser
 from codec.engine.whole_prompt import prompt_tree
 from codec.errors import ParseError, RenderError, describe
 from codec.limits import DEFAULT_LIMITS, Limits
 from codec.models import AssistantMessage, Conversation, to_messages
 from codec.registry import FormatSpec
-from codec.render.call import render_time, template_source
-from codec.render.renderer import Renderer
+from codec.render.call import render_time
+from codec.render.renderer import Renderer, UnknownOptions
+from codec.template_files import TemplateFile, given_template, names_a_path, read_template
+from codec.turn import Turn
 
 Tools = Sequence[Mapping[str, Any]] | None
 
@@ -30,8 +38,9 @@ class Codec:
     to share between threads and requests.
     """
 
-    def __init__(self, spec: FormatSpec, template: str | None = None) -> None:
+    def __init__(self, spec: FormatSpec, template: str | None = None, *, origin: str | None = None) -> None:
         self.spec = spec
+        self.origin = origin  # where a user template came from, for the repr
         trusted = template is None
         source = read_text("templates", spec.template) if trusted else template
         self._renderer = Renderer(spec, source or "", trusted=trusted)
@@ -52,6 +61,8 @@ class Codec:
         return self.spec.stop_tokens
 
     def __repr__(self) -> str:
+        if self.origin is not None:
+            return f"<codec.Codec {self.spec.name!r} with {self.origin}>"
         return f"codec.load({self.spec.name!r})"
 
     def render(
@@ -62,14 +73,17 @@ class Codec:
         add_generation_prompt: bool = True,
         now: datetime | date | str | None = None,
         allow_special_tokens: bool = False,
+        unknown_options: UnknownOptions = "error",
         **options: Any,
     ) -> str:
         """The prompt the format's chat template produces for ``messages`` and ``tools``.
 
         Byte-identical to transformers' ``apply_chat_template(..., tokenize=False)`` for the same
         template variables. ``now`` fixes the date templates print (default: the clock).
-        ``options`` are the template's own variables; one it never reads is a ``RenderError``.
-        A special token inside message text is refused unless ``allow_special_tokens``.
+        ``options`` are the template's own variables; one it never reads is a ``RenderError``,
+        or, with ``unknown_options="ignore"``, left out. A special token inside message text is
+        refused unless ``allow_special_tokens``. Messages may come as clients send them
+        (docs/input.md): ``developer`` roles, ``name``, null ``refusal``/``audio``/....
         """
         return self._renderer.render(
             messages,
@@ -77,7 +91,7 @@ class Codec:
             add_generation_prompt=add_generation_prompt,
             now=as_datetime(now),
             allow_special_tokens=allow_special_tokens,
-            options=options,
+            options=self._renderer.select_options(options, unknown_options),
         )
 
     def render_conversation(self, conversation: Conversation, **overrides: Any) -> str:
@@ -100,6 +114,8 @@ class Codec:
         id_factory: Callable[[int], str] | None = None,
         history: Sequence[Any] | None = None,
         limits: Limits = DEFAULT_LIMITS,
+        unknown_options: UnknownOptions = "error",
+        prompt: str | None = None,
         **options: Any,
     ) -> StreamParser:
         """A sans-IO parser for one completion: ``feed(chunk)`` / ``close()`` give events.
@@ -109,24 +125,26 @@ class Codec:
         conversation the completion continues, matters where the generation prompt depends on
         it: Gemma 4 after a tool result goes on in the same turn, inside a thought channel when
         thinking is on. Without it, the prompt is taken to end after a user message.
+        ``prompt``, for callers who rendered elsewhere, is the whole prompt the completion
+        follows: it says all of that itself (then pass no ``history`` or ``options``; ``tools``
+        default to the ones it shows). ``Codec.prepare`` is the way to keep the two together.
         ``id_factory(index)`` makes ids for formats whose calls carry none (default: random
         ``call_…`` ids). ``limits`` bound nesting, argument size and calls (``codec.Limits``).
+        ``unknown_options`` as in ``render``.
         """
-        self._renderer.check_options(options)
-        prompt = (
-            self._renderer.generation_prompt(options)
-            if history is None
-            else self._generation_prompt_after(history, tools, options)
-        )
-        return StreamParser(
-            self.spec.grammar,
-            prompt=prompt,
-            tools=list(tools or ()),
-            arguments=self.spec.family.arguments,
-            strict=strict,
-            id_factory=id_factory,
-            limits=limits,
-        )
+        if prompt is not None:
+            if history is not None or options:
+                raise RenderError("stream(prompt=...) reads history and options from the prompt: pass neither")
+            generation_prompt, shown_tools = self._generation_prompt_of(prompt)
+            tools = shown_tools if tools is None else tools
+        else:
+            options = self._renderer.select_options(options, unknown_options)
+            generation_prompt = (
+                self._renderer.generation_prompt(options)
+                if history is None
+                else self._generation_prompt_after(history, tools, options)
+            )
+        return self._parser(generation_prompt, tools=tools, strict=strict, id_factory=id_factory, limits=limits)
 
     def parse(
         self,
@@ -137,6 +155,7 @@ class Codec:
         id_factory: Callable[[int], str] | None = None,
         history: Sequence[Any] | None = None,
         limits: Limits = DEFAULT_LIMITS,
+        unknown_options: UnknownOptions = "error",
         **options: Any,
     ) -> AssistantMessage:
         """The assistant message in ``completion``: exactly ``stream().feed(text)`` + ``close()``.
@@ -145,11 +164,72 @@ class Codec:
         ``content``. ``strict=True`` raises ``ParseError`` at the first deviation.
         """
         parser = self.stream(
-            tools=tools, strict=strict, id_factory=id_factory, history=history, limits=limits, **options
+            tools=tools,
+            strict=strict,
+            id_factory=id_factory,
+            history=history,
+            limits=limits,
+            unknown_options=unknown_options,
+            **options,
         )
         parser.feed(completion)
         parser.close()
         return parser.message
+
+    def prepare(
+        self,
+        messages: Sequence[Any],
+        *,
+        tools: Tools = None,
+        now: datetime | date | str | None = None,
+        allow_special_tokens: bool = False,
+        unknown_options: UnknownOptions = "error",
+        **options: Any,
+    ) -> Turn:
+        """Render the prompt for ``messages`` once and bind the reply's parser to it.
+
+        The ``Turn`` holds ``.prompt`` and ``.stop`` for the engine, and ``.stream()``,
+        ``.parse(text)``, ``.chunks(pieces, model=...)`` and ``.completion(text, model=...)`` for
+        the reply — with no options to pass again, so the parse cannot drift from the render.
+        ``.follow_up(reply, tool_results)`` prepares the next turn. ``unknown_options`` as in
+        ``render``; the turn keeps only the options the template reads.
+        """
+        options = self._renderer.select_options(options, unknown_options)
+        when = as_datetime(now) or datetime.now()  # one clock reading: both renders show one date
+        arguments: dict[str, Any] = {"tools": tools, "now": when, "allow_special_tokens": allow_special_tokens}
+        prompt = self.render(messages, **arguments, **options)
+        settled = self.render(messages, add_generation_prompt=False, **arguments, **options)
+        if not prompt.startswith(settled):
+            raise RenderError(f"the {self.name} template's generation prompt is not a suffix of the prompt")
+        return Turn(
+            codec=self,
+            messages=tuple(to_messages(messages)),
+            tools=None if tools is None else tuple(dict(tool) for tool in tools),
+            options=dict(options),
+            prompt=prompt,
+            generation_prompt=prompt[len(settled) :],
+            now=when,
+        )
+
+    def _parser(
+        self,
+        generation_prompt: str,
+        *,
+        tools: Tools,
+        strict: bool,
+        id_factory: Callable[[int], str] | None,
+        limits: Limits,
+    ) -> StreamParser:
+        """A parser for the completion after a prompt that ends with ``generation_prompt``."""
+        return StreamParser(
+            self.spec.grammar,
+            prompt=generation_prompt,
+            tools=list(tools or ()),
+            arguments=self.spec.family.arguments,
+            strict=strict,
+            id_factory=id_factory,
+            limits=limits,
+        )
 
     def parse_prompt(self, prompt: str) -> Conversation:
         """The conversation a rendered prompt came from: messages, tools, the options the
@@ -186,12 +266,14 @@ class Codec:
         tools: Tools = None,
         add_generation_prompt: bool = True,
         now: datetime | date | str | None = None,
+        unknown_options: UnknownOptions = "error",
         **options: Any,
     ) -> Conversation:
         """What this format keeps of a conversation: exactly what ``parse_prompt`` returns for
         ``render(messages, tools=tools, ...)``. The rules are in the family's ``canonical``
         module (``codec/formats/<family>/canonical.py``), one function per rule;
         ``explain_losses`` lists the ones that apply."""
+        options = self._renderer.select_options(options, unknown_options)
         return self._canonical(messages, tools, add_generation_prompt, now, options)[0]
 
     def explain_losses(
@@ -201,9 +283,11 @@ class Codec:
         tools: Tools = None,
         add_generation_prompt: bool = True,
         now: datetime | date | str | None = None,
+        unknown_options: UnknownOptions = "error",
         **options: Any,
     ) -> list[_canonical.Loss]:
         """What rendering in this format drops or changes, message by message, and why."""
+        options = self._renderer.select_options(options, unknown_options)
         return self._canonical(messages, tools, add_generation_prompt, now, options)[1]
 
     def _canonical(
@@ -214,7 +298,6 @@ class Codec:
         now: datetime | date | str | None,
         options: dict[str, Any],
     ) -> tuple[Conversation, list[_canonical.Loss]]:
-        self._renderer.check_options(options)
         draft = _canonical.Draft(
             messages=to_messages(messages),
             tools=[dict(tool) for tool in tools or ()],
@@ -222,7 +305,10 @@ class Codec:
             add_generation_prompt=add_generation_prompt,
             now=as_datetime(now) or datetime.now(),
         )
-        losses = _canonical.apply(self.spec.family.rules(self.spec), draft)
+        # The renderer, not the template, turns developer into system where the template has
+        # no such role; that comes first, so the family's rules see a system message.
+        given_as_system = [] if self._renderer.developer_role else [_canonical.developer_as_system]
+        losses = _canonical.apply([*given_as_system, *self.spec.family.rules(self.spec)], draft)
         return draft.conversation(), losses
 
     def prefix_check(
@@ -232,6 +318,7 @@ class Codec:
         *,
         tools: Tools = None,
         now: datetime | date | str | None = None,
+        unknown_options: UnknownOptions = "error",
         **options: Any,
     ) -> PrefixCheck:
         """Whether ``render(history + [reply], add_generation_prompt=False)`` starts with
@@ -240,7 +327,9 @@ class Codec:
 
         ``reply`` is the model's raw completion text (best: it is what the cache holds), or a
         message, whose completion is then what the template writes for it after the prompt.
+        ``unknown_options`` as in ``render``.
         """
+        options = self._renderer.select_options(options, unknown_options)
         when = as_datetime(now) or datetime.now()
         prompt = self.render(history, tools=tools, now=when, **options)
         if isinstance(reply, str):
@@ -259,6 +348,26 @@ class Codec:
             lambda k: self.render(messages[:k], tools=tools, now=when, add_generation_prompt=False, **options),
             len(messages),
         )
+
+    def _generation_prompt_of(self, prompt: str) -> tuple[str, Tools]:
+        """The generation prompt a whole rendered prompt ends with, and the tools it shows:
+        what ``parse_prompt`` reads, rendered again without the generation prompt, is the part
+        before it."""
+        conversation = self.parse_prompt(prompt)
+        if not conversation.add_generation_prompt:
+            raise ParseError(
+                "no_generation_prompt",
+                offset=len(prompt),
+                line=prompt.count("\n") + 1,
+                column=len(prompt) - prompt.rfind("\n"),
+                found="the end of the prompt",
+                expected=("the generation prompt",),
+                detail="the prompt does not end by asking for a reply",
+            )
+        settled = self.render_conversation(conversation, add_generation_prompt=False)
+        if not prompt.startswith(settled):
+            raise RenderError(f"the prompt is not what the {self.name} template renders for the conversation it shows")
+        return prompt[len(settled) :], list(conversation.tools) or None
 
     def _generation_prompt_after(self, history: Sequence[Any], tools: Tools, options: Mapping[str, Any]) -> str:
         """What the template appends to ``history`` as its generation prompt."""
@@ -284,10 +393,30 @@ def explain_losses(name: str | Codec, messages: Sequence[Any], **arguments: Any)
     return chosen.explain_losses(messages, **arguments)
 
 
-def load(name: str, *, template: str | Path | None = None) -> Codec:
-    """The ``Codec`` for a format name (``codec.formats()``) or a model id.
+def load(name: str | os.PathLike[str] | None = None, *, template: str | Path | None = None) -> Codec:
+    """The ``Codec`` for a format name (``codec.formats()``), a model id, or a chat template.
 
-    ``template`` pairs your own chat template (text, or a path to a ``.jinja`` file) with the
-    format's grammar; it always runs in Jinja's sandbox.
+    ``name`` may be a path (a ``str`` naming an existing file or directory, or a
+    ``pathlib.Path``): a Hugging Face model directory, its ``tokenizer_config.json``, or a
+    ``.jinja`` file. ``template`` (text, or a path) pairs your own chat template with the
+    named format's grammar; with no ``name`` the format is detected from it. A template read
+    from a path or detected is recognised as ``codec.detect`` does; every template of yours
+    runs in Jinja's sandbox. ``.name`` is then the recognised format.
     """
-    return Codec(registry.find(name), template_source(template))
+    if isinstance(name, os.PathLike) or (isinstance(name, str) and names_a_path(name)):
+        if template is not None:
+            raise RenderError(f"load() takes a path ({os.fspath(name)!r}) or template=, not both")
+        return _recognised(read_template(name))
+    given = given_template(template)
+    if name is None and given is not None:
+        return _recognised(given)
+    # find() refuses anything but a str (None included) with the list of formats
+    spec = registry.find(cast(str, name))
+    return Codec(spec) if given is None else Codec(spec, given.text, origin=given.origin)
+
+
+def _recognised(template: TemplateFile) -> Codec:
+    """A ``Codec`` of the format ``template`` is recognised as (``UnknownFormatError`` if none)."""
+    found = recognise(template.text, template.origin)
+    origin = f"{template.origin}, recognised by {found.how}"
+    return Codec(registry.find(found.format), template.text, origin=origin)

@@ -36,6 +36,15 @@ class RenderError(CodecError):
         self.offset = offset
 
 
+class RequestError(RenderError):
+    """A chat-completions request body cannot be rendered as asked: ``param`` names the field
+    (``"tool_choice"``, ``"chat_template_kwargs.mode"``), as OpenAI's error object does."""
+
+    def __init__(self, param: str, text: str) -> None:
+        super().__init__(f"{param}: {text}")
+        self.param = param
+
+
 class ParseError(CodecError):
     """The model's output does not follow the format (raised only with ``strict=True``).
 
@@ -77,6 +86,24 @@ class UnknownFormatError(CodecError, LookupError):
         super().__init__(f"unknown format {name!r}.{hint} Known formats: {', '.join(known)}.")
         self.name = name
         self.close_matches = close_matches
+
+
+class UnknownTemplateError(UnknownFormatError):
+    """``detect()`` (or ``load()`` of a path or a ``template=`` alone) could not tell which
+    format a chat template is written for. ``looked_for`` has one line per grammar: its
+    formats, the markers that would have recognised it, and those found."""
+
+    def __init__(self, where: str, looked_for: list[str]) -> None:
+        CodecError.__init__(
+            self,
+            f"{where} is not one codec ships, and does not write enough of any format's special tokens. "
+            "Looked for:\n  "
+            + "\n  ".join(looked_for)
+            + "\nIf you know its format, name it: codec.load('glm', template=...), or -f glm with --template.",
+        )
+        self.name = where
+        self.close_matches = []
+        self.looked_for = looked_for
 
 
 def describe(value: Any, limit: int = 40) -> str:

@@ -36,6 +36,7 @@ from pydantic import (
     model_validator,
 )
 
+from codec._client_input import with_responses_content, without_unprintable
 from codec._nesting import MAX_VALUE_DEPTH, deeper_than
 from codec.errors import RenderError
 
@@ -93,6 +94,9 @@ class ToolCall(_Frozen):
     @model_validator(mode="before")
     @classmethod
     def _from_openai(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and data.get("type", "function") != "function":
+            # openai's SDK also dumps custom tool calls: {"type": "custom", "custom": {...}}
+            raise ValueError(f"a tool call of type {data['type']!r} cannot be rendered; only 'function' calls can")
         if not isinstance(data, Mapping) or "function" not in data:
             return data
         function = data["function"]
@@ -149,14 +153,20 @@ def _arguments_object(arguments: Any) -> Any:
 
 
 class SystemMessage(_Frozen):
-    """``{"role": "system", "content": ...}``."""
+    """``{"role": "system", "content": ..., "name": ...}`` (``name`` optional), or the same with
+    ``"role": "developer"``, OpenAI's newer name for the instructions a system message gives.
 
-    role: Literal["system"] = "system"
+    ``role`` keeps which of the two was sent: ``render`` passes ``developer`` on to a template
+    that handles that role and writes it as ``system`` for one that does not (docs/input.md).
+    """
+
+    role: Literal["system", "developer"] = "system"
     content: Content
+    name: str | None = None
 
     def to_openai(self) -> dict[str, Any]:
-        """The OpenAI wire form."""
-        return {"role": "system", "content": content_to_openai(self.content)}
+        """The OpenAI wire form (``name`` only when set)."""
+        return _with_name({"role": self.role, "content": content_to_openai(self.content)}, self.name)
 
     def to_template(self) -> dict[str, Any]:
         """What chat templates read (the wire form; media parts keep their payload keys)."""
@@ -164,18 +174,26 @@ class SystemMessage(_Frozen):
 
 
 class UserMessage(_Frozen):
-    """``{"role": "user", "content": ...}``."""
+    """``{"role": "user", "content": ..., "name": ...}`` (``name`` optional; it is passed to the
+    template, and no bundled template prints it)."""
 
     role: Literal["user"] = "user"
     content: Content
+    name: str | None = None
 
     def to_openai(self) -> dict[str, Any]:
-        """The OpenAI wire form."""
-        return {"role": "user", "content": content_to_openai(self.content)}
+        """The OpenAI wire form (``name`` only when set)."""
+        return _with_name({"role": "user", "content": content_to_openai(self.content)}, self.name)
 
     def to_template(self) -> dict[str, Any]:
         """What chat templates read."""
         return self.to_openai()
+
+
+def _with_name(wire: dict[str, Any], name: str | None) -> dict[str, Any]:
+    if name is not None:
+        wire["name"] = name
+    return wire
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,15 +252,16 @@ class AssistantMessage(_Frozen):
 
     @model_validator(mode="before")
     @classmethod
-    def _reasoning_aliases(cls, data: Any) -> Any:
-        if not isinstance(data, Mapping) or "reasoning_content" not in data:
+    def _from_openai(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping):
             return data
-        data = dict(data)
-        alias = data.pop("reasoning_content")
-        if data.get("reasoning") is None:
-            data["reasoning"] = alias
-        if data.get("tool_calls") is None:
+        data = without_unprintable(data)
+        if data.get("tool_calls") is None:  # the SDK dumps "tool_calls": null
             data.pop("tool_calls", None)
+        if "reasoning_content" in data:
+            alias = data.pop("reasoning_content")
+            if data.get("reasoning") is None:
+                data["reasoning"] = alias
         return data
 
     def to_openai(self) -> dict[str, Any]:
@@ -269,20 +288,40 @@ class AssistantMessage(_Frozen):
 
 
 class ToolMessage(_Frozen):
-    """A tool's result: ``{"role": "tool", "tool_call_id": ..., "content": ...}``."""
+    """A tool's result: ``{"role": "tool", "tool_call_id": ..., "content": ...}``.
+
+    It may instead carry ``tool_responses``, llama.cpp's Gemma convention::
+
+        {"role": "tool", "tool_responses": [{"name": "get_weather", "response": {"temp": 18}}]}
+
+    No bundled template reads ``tool_responses`` on a tool message, so when ``content`` is
+    missing it is made from them: one response's ``response`` (a string as it is, anything else
+    as JSON), or several as a JSON array of the entries; ``name`` is taken from a single
+    response too. ``tool_responses`` stay on the message and reach the template as given.
+    """
 
     role: Literal["tool"] = "tool"
     content: Content
     tool_call_id: str | None = None
     name: str | None = None
+    tool_responses: tuple[dict[str, Any], ...] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _content_from_responses(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping) or data.get("tool_responses") is None:
+            return data
+        return with_responses_content(data)
 
     def to_openai(self) -> dict[str, Any]:
-        """The OpenAI wire form (``name`` and ``tool_call_id`` only when set)."""
+        """The OpenAI wire form (``name``, ``tool_call_id`` and ``tool_responses`` only when set)."""
         wire: dict[str, Any] = {"role": "tool", "content": content_to_openai(self.content)}
         if self.tool_call_id is not None:
             wire["tool_call_id"] = self.tool_call_id
         if self.name is not None:
             wire["name"] = self.name
+        if self.tool_responses is not None:
+            wire["tool_responses"] = [dict(entry) for entry in self.tool_responses]
         return wire
 
     def to_template(self) -> dict[str, Any]:
@@ -340,15 +379,19 @@ def to_message(message: Any, index: int = 0) -> AnyMessage:
             f"a message must be a dict or a codec message, got {type(message).__name__}", message_index=index
         )
     role = message.get("role")
-    if role not in ("system", "user", "assistant", "tool"):
-        raise RenderError(f"unknown role {role!r}; expected system, user, assistant or tool", message_index=index)
+    if role not in ("system", "developer", "user", "assistant", "tool"):
+        raise RenderError(
+            f"unknown role {role!r}; expected system, developer, user, assistant or tool", message_index=index
+        )
     try:
         validated: AnyMessage = _MESSAGE.validate_python(dict(message))
         return validated
     except ValidationError as error:
         first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"][1:]) or "message"
-        raise RenderError(f"invalid {role} message at {where}: {first['msg']}", message_index=index) from None
+        where = ".".join(str(part) for part in first["loc"][1:])
+        text = first["msg"].removeprefix("Value error, ")  # a validator's own words
+        at = f" at {where}" if where else ""
+        raise RenderError(f"invalid {role} message{at}: {text}", message_index=index) from None
 
 
 def to_messages(messages: Iterable[Any]) -> list[AnyMessage]:

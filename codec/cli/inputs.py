@@ -1,11 +1,17 @@
-"""Reading the CLI's inputs: files or stdin, exact text, JSON with a clear error at its line."""
+"""Reading the CLI's inputs: files or stdin, exact text, JSON with a clear error at its line;
+the format and template (``-f``, ``--template``), and request bodies as ``codec serve`` reads them."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any, BinaryIO
+
+import codec
+from codec.chat_request import ChatRequest, read_request
 
 
 class UsageError(Exception):
@@ -46,3 +52,51 @@ def load_tools(path: str) -> list[Any]:
     if not isinstance(tools, list):
         raise UsageError(f'{path}: expected a JSON list of tools or {{"tools": [...]}}')
     return tools
+
+
+def load_messages(path: str) -> list[Any]:
+    """A JSON list of messages, or an object holding one under ``"messages"``."""
+    data = load_json(path)
+    messages = data.get("messages") if isinstance(data, dict) else data
+    if not isinstance(messages, list):
+        raise UsageError(f'{display_name(path)}: expected a JSON list of messages or {{"messages": [...]}}')
+    return messages
+
+
+def add_template_arguments(parser: argparse.ArgumentParser, what: str) -> None:
+    """``-f`` and ``--template``, which ``load_codec`` reads: at least one (with ``--template``
+    alone the format is recognised from the template)."""
+    parser.add_argument(
+        "-f",
+        "--format",
+        help=f"a format name or a model id: {what} ({', '.join(codec.formats())}); optional with --template",
+    )
+    parser.add_argument(
+        "--template",
+        metavar="PATH",
+        help="your own chat template: a .jinja file, a tokenizer_config.json or a Hugging Face model "
+        "directory; its format is recognised from it unless -f names one (it runs sandboxed)",
+    )
+
+
+def load_codec(name: str | None, template: str | None) -> codec.Codec:
+    """``-f NAME`` and ``--template PATH``: the format named, with the template if given; the
+    format recognised from the template when only it is given."""
+    if template is None:
+        if name is None:
+            raise UsageError("say which format: -f NAME (a format or a model id), or --template PATH")
+        return codec.load(name)
+    path = Path(template)
+    return codec.load(path) if name is None else codec.load(name, template=path)
+
+
+def load_request(path: str, tools_path: str | None, c: codec.Codec) -> ChatRequest:
+    """``codec render``'s input: a list of messages, or an OpenAI request body (or just
+    ``{"messages", "tools"}``) read as ``codec serve`` reads it; ``--tools`` replaces its tools."""
+    data = load_json(path)
+    if not isinstance(data, (list, dict)):
+        raise UsageError(f'{display_name(path)}: expected a list of messages or {{"messages": [...]}}')
+    body = {"messages": data} if isinstance(data, list) else data
+    if tools_path:
+        body = {**body, "tools": load_tools(tools_path)}
+    return read_request(body, c)

@@ -18,8 +18,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import codec
-from codec.cli.inputs import UsageError, display_name, load_json, load_tools, open_binary, read_text
+from codec.cli import serve
+from codec.cli.inputs import (
+    UsageError,
+    add_template_arguments,
+    display_name,
+    load_codec,
+    load_messages,
+    load_request,
+    load_tools,
+    open_binary,
+    read_text,
+)
 from codec.cli.output import emit, report, result_json
 from codec.engine.stream import StreamParser
 from codec.errors import CodecError
@@ -75,8 +85,8 @@ def _fail(message: str, status: int = 2) -> int:
 
 
 def _format_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--format``, ``--tools`` and ``--option``, shared by render, parse and stream."""
-    parser.add_argument("-f", "--format", required=True, help="a format name (see codec.formats()) or a model id")
+    """``--format``, ``--template``, ``--tools`` and ``--option``, shared by render, parse and stream."""
+    add_template_arguments(parser, "the format whose grammar reads the template's prompts")
     parser.add_argument("--tools", metavar="TOOLS.json", help="a JSON list of tools (JSON schemas)")
     parser.add_argument(
         "--option",
@@ -133,19 +143,15 @@ def _date(text: str) -> datetime:
 
 
 def _render(args: argparse.Namespace) -> int:
-    data = load_json(args.input)
-    messages, tools = data, None
-    if isinstance(data, dict):  # an OpenAI request body, or just {"messages", "tools"}
-        messages, tools = data.get("messages"), data.get("tools")
-    if not isinstance(messages, list):
-        raise UsageError(f'{display_name(args.input)}: expected a list of messages or {{"messages": [...]}}')
-    prompt = codec.load(args.format).render(
-        messages,
-        tools=load_tools(args.tools) if args.tools else tools,
+    c = load_codec(args.format, args.template)
+    request = load_request(args.input, args.tools, c)
+    prompt = c.render(
+        request.messages,
+        tools=request.tools,
         add_generation_prompt=not args.no_generation_prompt,
         now=args.now,
         allow_special_tokens=args.allow_special_tokens,
-        **dict(args.option),
+        **{**request.options, **dict(args.option)},  # --option wins over the body's
     )
     sys.stdout.write(prompt)
     return 0
@@ -169,6 +175,12 @@ def _parse_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true", help="stop at the first deviation from the format (exit 2)")
     parser.add_argument(
         "--sequential-ids", action="store_true", help="ids call_0, call_1, ... for formats whose calls carry none"
+    )
+    parser.add_argument(
+        "--history",
+        metavar="HISTORY.json",
+        help="the conversation the completion continues (a JSON list of messages): it can decide where "
+        "the prompt left the model (Gemma 4 after a tool result)",
     )
 
 
@@ -213,10 +225,11 @@ def _decode(decoder: codecs.IncrementalDecoder, data: bytes, path: str, final: b
 
 
 def _stream_parser(args: argparse.Namespace) -> StreamParser:
-    return codec.load(args.format).stream(
+    return load_codec(args.format, args.template).stream(
         tools=load_tools(args.tools) if args.tools else None,
         strict=args.strict,
         id_factory=(lambda index: f"call_{index}") if args.sequential_ids else None,
+        history=load_messages(args.history) if args.history else None,
         **dict(args.option),
     )
 
@@ -244,15 +257,7 @@ def _formats(args: argparse.Namespace) -> int:
 
 
 def _configure_roundtrip(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "-f",
-        "--format",
-        required=True,
-        help=f"the format whose grammar parses the prompts ({', '.join(codec.formats())})",
-    )
-    parser.add_argument(
-        "--template", metavar="TEMPLATE.jinja", help="your own template to check against the format's grammar"
-    )
+    add_template_arguments(parser, "the format whose grammar parses the prompts")
     parser.add_argument("--examples", type=_positive, default=100, help="conversations to generate (100)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (0): the same run each time")
 
@@ -260,9 +265,8 @@ def _configure_roundtrip(parser: argparse.ArgumentParser) -> None:
 def _roundtrip(args: argparse.Namespace) -> int:
     from codec.cli import roundtrip
 
-    template = read_text(args.template) if args.template else None
-    c = codec.load(args.format, template=template)
-    report = roundtrip.run(c, examples=args.examples, seed=args.seed, canonical=template is None)
+    c = load_codec(args.format, args.template)
+    report = roundtrip.run(c, examples=args.examples, seed=args.seed)
     sys.stdout.write(f"{report}\n")
     return 0 if report.ok else 1
 
@@ -275,5 +279,10 @@ COMMANDS: dict[str, Command] = {
     "formats": Command("list the formats: models, template options, stop tokens", _configure_formats, _formats),
     "roundtrip": Command(
         "fuzz a template against its grammar: render, parse back, compare", _configure_roundtrip, _roundtrip
+    ),
+    "serve": Command(
+        "an OpenAI-compatible chat server in front of an engine's /v1/completions (extra: serve)",
+        serve.configure,
+        serve.run,
     ),
 }

@@ -3,10 +3,14 @@
 For generated conversations (``codec.strategies``, the same strategies as the tests) it renders
 the prompt, parses it back and checks:
 
+- ``writes``: the template wrote something (an empty prompt would agree with any grammar);
 - ``parses``: the prompt follows the format's grammar;
 - ``renders back``: rendering what was parsed gives the same prompt;
-- ``canonical`` (bundled templates only): what was parsed is ``canonical`` of the input — a
-  template of your own may legitimately keep more or less than the bundled one.
+- ``canonical``: what was parsed is ``canonical`` of the input, i.e. the template keeps what the
+  format's bundled template keeps. For a template of your own this says where it keeps more or
+  less than the family's rules expect (what ``explain_losses`` would then get wrong).
+
+A run in which render refused every conversation checked nothing, and fails.
 
 Hypothesis shrinks each failure to a minimal conversation; the report shows it and the first
 character where the two sides differ. Needs ``hypothesis`` (``pip install 'codec[roundtrip]'``).
@@ -46,8 +50,8 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        """Every example agreed."""
-        return not self.disagreements
+        """At least one conversation was rendered, and every one agreed."""
+        return self.examples > 0 and not self.disagreements
 
     def __str__(self) -> str:
         head = (
@@ -56,6 +60,8 @@ class Report:
         )
         if self.ok:
             return head + "; all agree."
+        if not self.disagreements:
+            return head + "; nothing was rendered, so nothing was checked."
         lines = [head + f"; {len(self.disagreements)} disagreement(s):"]
         for found in self.disagreements:
             lines += [
@@ -75,7 +81,8 @@ def run(c: Codec, *, examples: int = 100, seed: int = 0, canonical: bool = True)
         raise CodecError("codec roundtrip needs hypothesis: pip install 'codec[roundtrip]'") from None
     from codec.strategies import dates, render_cases
 
-    report = Report(c.name, requested=examples)
+    shown = c.name if c.origin is None else f"{c.name} ({c.origin})"
+    report = Report(shown, requested=examples)
 
     @fixed_seed(seed)
     @settings(
@@ -109,6 +116,8 @@ def _check(c: Codec, case: Any, now: Any, canonical: bool, report: Report) -> No
         report.skipped += 1
         return
     report.examples += 1
+    if not prompt:
+        raise Disagreement("writes", "the template wrote nothing for this conversation", case)
     try:
         parsed = c.parse_prompt(prompt)
     except ParseError as error:

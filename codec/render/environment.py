@@ -246,3 +246,16 @@ def _name_events(node: jinja2.nodes.Node, at_root: bool, out: list[tuple[str, bo
     else:
         for child in node.iter_child_nodes():
             _name_events(child, at_root, out)
+
+
+@lru_cache(maxsize=64)
+def template_strings(source: str, trusted: bool) -> frozenset[str]:
+    """Every string literal in the template's code (``'developer'`` in ``role in ['system',
+    'developer']``), not its output text: what the template can compare a value with."""
+    _, ast = _parsed(source, trusted)
+    found: set[str] = set()
+    for node in ast.find_all(jinja2.nodes.Const):
+        # Compiling folds a literal list into one constant (``Const(['system', 'developer'])``).
+        values = node.value if isinstance(node.value, (list, tuple)) else (node.value,)
+        found.update(value for value in values if isinstance(value, str))
+    return frozenset(found)

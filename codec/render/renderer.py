@@ -19,15 +19,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal, get_args
 
 import jinja2
 
-from codec.errors import RenderError
+from codec.errors import RenderError, describe
 from codec.models import AnyMessage
 from codec.registry import FormatSpec
 from codec.render import budget
-from codec.render.environment import compile_template, strftime_now, template_variables
+from codec.render.environment import compile_template, strftime_now, template_strings, template_variables
 from codec.render.template_input import (
     TextRules,
     check_messages,
@@ -44,6 +44,10 @@ from codec.render.tracking import Reads, failing_read
 _PROBE = ({"role": "user", "content": "x"},)
 _PROBE_DATE = datetime(2000, 1, 1)
 _PROMPT_CACHE_SIZE = 256
+
+UnknownOptions = Literal["error", "ignore"]
+"""What to do with an option the template never reads: refuse it (``"error"``), or drop it
+(``"ignore"``, for a router that sends one set of options to every model)."""
 
 
 class Renderer:
@@ -66,6 +70,26 @@ class Renderer:
         """The options the template reads (found on first use: the analysis costs about as
         much as compiling the template, and most calls pass no options)."""
         return template_variables(self._source, self._trusted)
+
+    @cached_property
+    def developer_role(self) -> bool:
+        """Whether the template names the ``developer`` role (Gemma 4's: ``messages[0]['role'] in
+        ['system', 'developer']``). If it does, a developer message reaches it unchanged, as in
+        transformers; if not, it is given as a system message (docs/input.md)."""
+        return "developer" in template_strings(self._source, self._trusted)
+
+    def select_options(self, options: Mapping[str, Any], unknown: UnknownOptions) -> dict[str, Any]:
+        """The options to render with: all of them, after ``check_options``, for ``"error"``;
+        those the template reads for ``"ignore"``. Any other ``unknown`` is a ``RenderError``."""
+        if unknown not in get_args(UnknownOptions):
+            choices = " or ".join(map(repr, get_args(UnknownOptions)))
+            raise RenderError(f"unknown_options must be {choices}, got {describe(unknown)}")
+        if not options:
+            return {}
+        if unknown == "ignore":
+            return {name: value for name, value in options.items() if name in self.variables}
+        self.check_options(options)
+        return dict(options)
 
     def check_options(self, options: Mapping[str, Any]) -> None:
         """``RenderError`` naming any option the template never reads, and listing those it does."""
@@ -91,7 +115,7 @@ class Renderer:
     ) -> str:
         """The prompt for ``messages``; see ``Codec.render``."""
         self.check_options(options)
-        models, message_dicts = template_messages(messages)
+        models, message_dicts = template_messages(messages, developer_role=self.developer_role)
         tool_dicts = template_tools(tools)
         option_values = template_options(options)
         check_messages(models, message_dicts, self._rules, allow_special_tokens=allow_special_tokens)

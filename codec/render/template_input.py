@@ -64,25 +64,36 @@ class _Text(NamedTuple):
     start: int  # where ``text`` starts inside the message field, for error offsets
 
 
-def template_messages(messages: Sequence[Any]) -> tuple[list[AnyMessage], list[dict[str, Any]]]:
+def template_messages(
+    messages: Sequence[Any], *, developer_role: bool = True
+) -> tuple[list[AnyMessage], list[dict[str, Any]]]:
     """The validated messages, and the dicts the template reads.
 
     ``thinking`` joins ``reasoning_content`` and ``reasoning`` because apply_chat_template adds
-    it (gpt-oss templates read it), in the same key position.
+    it (gpt-oss templates read it), in the same key position. Without ``developer_role`` (the
+    template never names that role) a ``developer`` message is given as ``system``: such a
+    template would print the unknown role as it is, or skip the message.
     """
     if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence):
         raise RenderError(f"messages must be a list of messages, got {type(messages).__name__}")
     models = to_messages(messages)
-    return models, [_template_dict(model, index) for index, model in enumerate(models)]
+    dicts = [_template_dict(model, index) for index, model in enumerate(models)]
+    if not developer_role:
+        for message in dicts:
+            if message["role"] == "developer":
+                message["role"] = "system"
+    return models, dicts
 
 
 def _template_dict(model: AnyMessage, index: int) -> dict[str, Any]:
-    # Validation left every field a plain str except what it holds as `Any`: the arguments and
-    # the payloads of media parts. Only those need rebuilding.
+    # Validation left every field a plain str except what it holds as `Any`: the arguments,
+    # the payloads of media parts and tool responses. Only those need rebuilding.
     message = model.to_template()
     content = message.get("content")
     if isinstance(content, list):
         message["content"] = [part if part["type"] == "text" else plain(part) for part in content]
+    if isinstance(model, ToolMessage) and model.tool_responses is not None:
+        message["tool_responses"] = json_value(message["tool_responses"], f"messages[{index}].tool_responses", index)
     if not isinstance(model, AssistantMessage):
         return message
     for number, call in enumerate(message.get("tool_calls", ())):
@@ -242,11 +253,13 @@ def _message_texts(message: AnyMessage, rules: TextRules) -> Iterator[_Text]:
         yield from _assistant_texts(message, rules)
     else:
         yield from _content_texts(message.content, quoted)
+    if not isinstance(message, AssistantMessage) and message.name is not None:
+        yield _Text("name", message.name, False, 0)
     if isinstance(message, ToolMessage):
-        for field in ("tool_call_id", "name"):
-            value = getattr(message, field)
-            if value is not None:
-                yield _Text(field, value, False, 0)
+        if message.tool_call_id is not None:
+            yield _Text("tool_call_id", message.tool_call_id, False, 0)
+        for field, text in strings_with_paths(message.tool_responses or (), "tool_responses"):
+            yield _Text(field, text, False, 0)
 
 
 def _assistant_texts(message: AssistantMessage, rules: TextRules) -> Iterator[_Text]:

@@ -7,7 +7,8 @@ the two cannot disagree on where one message ends.
 Not a rule, because no rule can mend it: a prompt the reader cannot read at all (a key or tool
 name holding ``:`` or white space at either end, a ``parameters`` or ``response`` without the
 ``type`` whose line closes its brace, a first message that is a dropped tool result followed by
-a system message) fails ``parse_prompt``.
+a system message, a ``developer`` message anywhere but first — the template names that role
+only for the first message and prints ``<|turn>developer`` for any other) fails ``parse_prompt``.
 
 Longer than ~300 lines: one small function per template behaviour, in the order they apply —
 the list is the documentation of what Gemma keeps; tool declarations are in ``declarations``.
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from codec._canonical import Draft, Rule, map_arguments
+from codec._canonical import Draft, Rule, map_arguments, names_not_printed, tool_responses_not_printed
 from codec.formats._prompt import content_of, media
 from codec.formats.gemma4.declarations import as_written, declared_function
 from codec.formats.gemma4.prompt import header_content
@@ -43,6 +44,8 @@ _PLACEHOLDERS = {"image": "image", "image_url": "image", "audio": "audio", "inpu
 def rules(spec: FormatSpec) -> list[Rule]:
     """The rules in the order they apply."""
     return [
+        names_not_printed,
+        tool_responses_not_printed,
         _results_without_their_call_dropped,
         _options_as_shown,
         _first_system_message_in_header,
@@ -100,9 +103,11 @@ def _history(messages: list[AnyMessage], index: int) -> bool:
 def _first_system_message_in_header(draft: Draft) -> None:
     """The first system message is trimmed, or, given as parts, written as each text trimmed
     with a space after it (a media part as an empty text). Empty, it is lost where thinking or
-    tools open the system turn anyway, unless another system message follows it.
+    tools open the system turn anyway, unless another system message follows it. A first
+    ``developer`` message is written the same way, so it comes back as a system message.
 
-    ``{{- messages[0]['content'] | trim -}}`` / ``{{- item['text'] | trim + ' '-}}``
+    ``{{- messages[0]['content'] | trim -}}`` / ``{{- item['text'] | trim + ' '-}}`` /
+    ``{%- if messages and messages[0]['role'] in ['system', 'developer'] -%}``
     """
     if not draft.messages or not isinstance(first := draft.messages[0], SystemMessage):
         return

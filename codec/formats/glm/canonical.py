@@ -10,7 +10,7 @@ import json
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from codec._canonical import Draft, Rule, map_arguments
+from codec._canonical import Draft, Rule, map_arguments, names_not_printed, tool_responses_not_printed
 from codec.arguments.schema import property_schema, tool_schema
 from codec.engine.grammar import compiled
 from codec.formats._prompt import content_of, media
@@ -51,6 +51,8 @@ _MEDIA = {
 def rules(spec: FormatSpec) -> list[Rule]:
     """The rules in the order they apply."""
     common: list[Rule] = [
+        names_not_printed,
+        tool_responses_not_printed,
         _tools_as_listed,
         _think_in_content,
         _clear_thinking,

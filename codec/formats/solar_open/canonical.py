@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from codec._canonical import Draft, Rule, map_arguments
+from codec._canonical import Draft, Rule, map_arguments, names_not_printed, tool_responses_not_printed
 from codec.formats.solar_open.prompt import response_format_value
 from codec.models import (
     AnyMessage,
@@ -37,6 +37,8 @@ def rules(spec: FormatSpec) -> list[Rule]:
     # Hoisting comes after the rules that change messages in place, so that their losses are
     # reported at the caller's message indices.
     return [
+        names_not_printed,
+        tool_responses_not_printed,
         _parts_printed,
         _tools_as_printed,
         _reasoning_shown,

@@ -1,0 +1,58 @@
+"""``codec serve``: the OpenAI-compatible chat endpoint (codec/serve/) from the command line."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import codec
+from codec.cli.inputs import UsageError
+
+DEFAULT_PORT = 8000
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--upstream",
+        required=True,
+        metavar="URL",
+        help="the engine's OpenAI base URL, serving /v1/completions (http://127.0.0.1:8080/v1)",
+    )
+    parser.add_argument(
+        "-f",
+        "--format",
+        required=True,
+        metavar="NAME|PATH",
+        help="a format name, a model id, or a path to a model directory or chat template",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="the address to listen on (127.0.0.1)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"the port to listen on ({DEFAULT_PORT})")
+    parser.add_argument("--model", help="the model name clients see in /v1/models (default: the format's)")
+    parser.add_argument("--upstream-model", help="the model name sent to the engine (default: the client's)")
+    parser.add_argument(
+        "--reasoning-field",
+        choices=("reasoning_content", "reasoning"),
+        default="reasoning_content",
+        help="the field replies carry reasoning in (reasoning_content)",
+    )
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the engine (600)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from codec.serve import ServeConfig
+        from codec.serve import run as serve
+    except ImportError as error:
+        raise UsageError(f"codec serve needs the serve extra: pip install 'codec[serve]' ({error})") from None
+    chosen = codec.load(args.format)
+    model = args.model or (Path(args.format).name if Path(args.format).exists() else chosen.name)
+    config = ServeConfig(
+        codec=chosen,
+        upstream=args.upstream,
+        model=model,
+        upstream_model=args.upstream_model,
+        reasoning_field=args.reasoning_field,
+        timeout=args.timeout,
+    )
+    serve(config, host=args.host, port=args.port)
+    return 0

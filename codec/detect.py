@@ -1,0 +1,166 @@
+"""Which format a chat template is written for: ``codec.detect(template_text)``.
+
+Two ways, tried in order:
+
+1. **by hash**: the template is byte-identical to one codec ships (the sha256 of each
+   ``templates/*.jinja`` of the registry, computed from the files on first use);
+2. **by tokens**: the template writes one grammar's special tokens — its call opener (the
+   ``CALL_OPEN`` terminal, which the builder requires of every grammar) and at least half of the
+   markers no other grammar has. Markers shared by grammars (``<|think|>``, ``<|image|>``) prove
+   nothing and are not counted, nor are bos and eos (a template is given them as variables);
+   requiring half keeps out templates of other models that happen to use a few of the same
+   tags (Qwen writes ``<tool_call>``, ``<think>`` and ``<tool_response>`` too).
+
+Formats that share a grammar (``glm`` and ``glm-effort``) write the same tokens; they are told
+apart by the options their templates read (``jinja2.meta``): the format whose bundled template
+reads the most similar set of variables wins (Jaccard index; ties go to registry order, so a
+template that reads none of them is the plain variant). glm-effort's template reads ``regular``,
+``mode`` and ``thinking_level`` for its personas; GLM's reads only ``reasoning_effort`` and
+``clear_thinking``. Every marker comes from the compiled grammars, none is written here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal
+
+from codec._resources import read_text
+from codec.engine.grammar import compiled
+from codec.errors import RenderError, UnknownTemplateError
+from codec.registry import FORMATS, FormatSpec
+from codec.render.environment import template_variables
+
+_CALL_OPEN = "CALL_OPEN"
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """What ``detect`` recognised: the ``format`` name, ``how`` (``"hash"``: byte-identical to
+    a bundled template; ``"tokens"``: by the special tokens it writes) and the ``evidence`` (the
+    bundled template's file name, or the markers found and the options that chose the variant)."""
+
+    format: str
+    how: Literal["hash", "tokens"]
+    evidence: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Markers:
+    """What the tokens rule looks for in one grammar's templates."""
+
+    formats: tuple[FormatSpec, ...]  # the registered formats that use this grammar
+    call_open: str
+    distinctive: tuple[str, ...]  # markers no other grammar has, in grammar order
+
+
+def detect(template: str) -> Detection:
+    """The format ``template`` (a chat template's text) is written for, and how it was told.
+
+    ``UnknownFormatError`` (an ``UnknownTemplateError``) when it is neither a bundled template
+    nor writes any format's tokens; its message lists what was looked for.
+    """
+    return recognise(template, "the chat template")
+
+
+def recognise(template: str, where: str) -> Detection:
+    """``detect``, with ``where`` (a path, say) named in the error."""
+    if not isinstance(template, str):
+        raise RenderError(f"detect() takes the chat template's text (a str), got {type(template).__name__}")
+    by_hash = _by_hash(template)
+    if by_hash is not None:
+        return by_hash
+    groups = _marker_groups(tuple((spec.name, spec.grammar) for spec in FORMATS.values()))
+    scored = [
+        (len(found) / len(group.distinctive), group, found) for group in groups if (found := _found(template, group))
+    ]
+    if not scored:
+        raise UnknownTemplateError(where, _looked_for(template, groups))
+    _, group, found = max(scored, key=lambda entry: entry[0])
+    spec, deciding = _variant(template, group.formats)
+    return Detection(spec.name, "tokens", found + deciding)
+
+
+def _by_hash(template: str) -> Detection | None:
+    digest = _sha256(template)
+    for spec in FORMATS.values():  # registry order: a bundled format before a copy of it
+        if _shipped_sha256(spec.template) == digest:
+            return Detection(spec.name, "hash", (spec.template,))
+    return None
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@cache
+def _shipped_sha256(file: str) -> str:
+    return _sha256(read_text("templates", file))
+
+
+@cache
+def _marker_groups(registry: tuple[tuple[str, str], ...]) -> tuple[_Markers, ...]:
+    """One entry per distinct grammar of the registry; ``registry`` (its names and grammars)
+    keys the cache, so a format registered at run time makes a new entry."""
+    tokens = {grammar: compiled(grammar).special_tokens for grammar in dict.fromkeys(g for _, g in registry)}
+    groups = []
+    for grammar, own in tokens.items():
+        others = {token for name, theirs in tokens.items() if name != grammar for token in theirs}
+        markers = compiled(grammar).markers
+        formats = tuple(spec for spec in FORMATS.values() if spec.grammar == grammar)
+        # bos and eos reach a template as variables (`{{ bos_token }}`): their text is not in it
+        passed_in = {token for spec in formats for token in (spec.bos_token, spec.eos_token)}
+        groups.append(
+            _Markers(
+                formats=formats,
+                call_open=next(text for text, terminal in markers.items() if terminal == _CALL_OPEN),
+                distinctive=tuple(text for text in markers if text in own and text not in others | passed_in),
+            )
+        )
+    return tuple(groups)
+
+
+def _found(template: str, group: _Markers) -> tuple[str, ...]:
+    """The group's distinctive markers in ``template`` when they are enough to recognise it."""
+    found = tuple(marker for marker in group.distinctive if marker in template)
+    enough = group.call_open in template and 2 * len(found) >= len(group.distinctive)
+    return found if enough else ()
+
+
+def _variant(template: str, candidates: Sequence[FormatSpec]) -> tuple[FormatSpec, tuple[str, ...]]:
+    """Of formats sharing a grammar, the one whose bundled template reads the options most like
+    ``template``'s, and the options that only it reads (as evidence)."""
+    if len(candidates) == 1:
+        return candidates[0], ()
+    reads = template_variables(template, False)
+    bundled = {spec.name: _bundled_variables(spec.template) for spec in candidates}
+
+    def similarity(spec: FormatSpec) -> float:
+        union = reads | bundled[spec.name]
+        return len(reads & bundled[spec.name]) / len(union) if union else 0.0
+
+    best = max(candidates, key=similarity)  # max keeps the first of equals: registry order
+    others = {name for spec in candidates if spec is not best for name in bundled[spec.name]}
+    return best, tuple(f"reads {name}" for name in sorted(reads & bundled[best.name] - others))
+
+
+@cache
+def _bundled_variables(file: str) -> frozenset[str]:
+    return template_variables(read_text("templates", file), True)
+
+
+def _looked_for(template: str, groups: Sequence[_Markers]) -> list[str]:
+    """One line per grammar for the error: its formats, what it needs and what was found."""
+    lines = []
+    for group in groups:
+        names = ", ".join(spec.name for spec in group.formats)
+        present = [marker for marker in group.distinctive if marker in template]
+        opener = "found" if group.call_open in template else "missing"
+        lines.append(
+            f"{names}: its call opener {group.call_open} ({opener}) and at least "
+            f"{(len(group.distinctive) + 1) // 2} of {' '.join(group.distinctive)} "
+            f"(found {len(present)}{': ' + ' '.join(present) if present else ''})"
+        )
+    return lines
