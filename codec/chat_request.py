@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from codec.errors import RequestError
+from codec.render.renderer import UnknownOptions
 
 if TYPE_CHECKING:
     from codec.api import Codec
@@ -70,9 +71,13 @@ class ChatRequest:
     model: str | None
 
 
-def read_request(body: Mapping[str, Any], codec: Codec) -> ChatRequest:
+def read_request(body: Mapping[str, Any], codec: Codec, *, unknown_options: UnknownOptions = "error") -> ChatRequest:
     """``body`` read for ``codec``'s template; ``RequestError`` (a ``RenderError``, ``.param``
-    the field) for a field that is malformed, cannot be honoured or is not known."""
+    the field) for a field that is malformed, cannot be honoured or is not known.
+
+    ``unknown_options="ignore"`` (a router sending one set of options to every model) leaves
+    out the template options this template does not read — in ``chat_template_kwargs``, and a
+    ``reasoning_effort`` it has no use for — instead of refusing them."""
     if not isinstance(body, Mapping):
         raise RequestError("body", f"a chat request is a JSON object, got {type(body).__name__}")
     _refuse_unknown(body, codec)
@@ -80,7 +85,7 @@ def read_request(body: Mapping[str, Any], codec: Codec) -> ChatRequest:
     return ChatRequest(
         messages=_messages(body.get("messages")),
         tools=None if tool_choice == "none" else _tools(body.get("tools")),
-        options=_options(body, codec),
+        options=_options(body, codec, ignore_unknown=unknown_options == "ignore"),
         tool_choice=tool_choice,
         stream=_stream(body.get("stream")),
         sampling={name: value for name, value in body.items() if name in SAMPLING_FIELDS},
@@ -138,20 +143,25 @@ def _function_name(choice: Mapping[str, Any]) -> Any:
     return function.get("name") if isinstance(function, Mapping) else None
 
 
-def _options(body: Mapping[str, Any], codec: Codec) -> dict[str, Any]:
+def _options(body: Mapping[str, Any], codec: Codec, *, ignore_unknown: bool) -> dict[str, Any]:
     """``chat_template_kwargs``, and ``reasoning_effort`` when the template reads it: each a
     variable the template reads, or a ``RequestError`` listing those it does."""
     kwargs = body.get("chat_template_kwargs")
     if kwargs is not None and not isinstance(kwargs, Mapping):
         raise RequestError("chat_template_kwargs", f"an object of template options, got {_kind(kwargs)}")
     options = dict(kwargs or {})
-    for name in options:
-        if name not in codec.options:
+    for name in list(options):
+        if name in codec.options:
+            continue
+        if not ignore_unknown:
             raise RequestError(f"chat_template_kwargs.{name}", _not_read(codec))
+        del options[name]
     effort = body.get("reasoning_effort")
     if effort is None:
         return options
     if "reasoning_effort" not in codec.options:
+        if ignore_unknown:
+            return options
         raise RequestError("reasoning_effort", _not_read(codec))
     if options.setdefault("reasoning_effort", effort) != effort:
         raise RequestError(

@@ -348,3 +348,32 @@ def test_the_command_line_builds_the_server(monkeypatch: pytest.MonkeyPatch, tmp
         "127.0.0.1",
         8123,
     )
+
+
+def test_a_router_may_send_options_the_template_does_not_read(engine: tuple[Engine, str]) -> None:
+    scripted, url = engine
+    body = {
+        "model": "m",
+        "messages": conversation(),
+        "tools": TOOLS,
+        "chat_template_kwargs": {"enable_thinking": True, "clear_thinking": False},
+        "reasoning_effort": "high",
+    }
+    for unknown, status in (("error", 400), ("ignore", 200)):
+        config = ServeConfig(
+            codec=codec.load("solar-open"),
+            upstream=f"{url}/v1",
+            model="solar-open",
+            upstream_model="solar-open",
+            unknown_options=unknown,  # type: ignore[arg-type]
+        )
+        with serving(create_app(config)) as base:
+            answer = httpx.post(f"{base}/v1/chat/completions", json=body, timeout=20)
+        assert answer.status_code == status, answer.text
+    sent = scripted.requests[-1]["prompt"]
+    assert sent == codec.load("solar-open").render(
+        conversation(),
+        tools=TOOLS,
+        reasoning_effort="high",
+        now=codec.load("solar-open").parse_prompt(sent).options.get("now"),
+    )

@@ -36,6 +36,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="the field replies carry reasoning in (reasoning_content)",
     )
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the engine (600)")
+    parser.add_argument(
+        "--unknown-options",
+        choices=("error", "ignore"),
+        default="error",
+        help="template options this template does not read: refuse the request (error) or drop them",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
         upstream_model=args.upstream_model,
         reasoning_field=args.reasoning_field,
         timeout=args.timeout,
+        unknown_options=args.unknown_options,
     )
     serve(config, host=args.host, port=args.port)
     return 0

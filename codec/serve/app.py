@@ -24,6 +24,7 @@ from codec.api import Codec
 from codec.chat_request import ChatRequest, read_request
 from codec.chunks import ReasoningField
 from codec.errors import CodecError, RequestError
+from codec.render.renderer import UnknownOptions
 from codec.serve.upstream import Upstream, UpstreamError, text_of
 from codec.turn import Turn
 
@@ -60,7 +61,8 @@ class ServeConfig:
     the name clients see (``/v1/models``); ``upstream_model`` the one sent to the engine
     (default: the client's). ``reasoning_field`` names the reasoning in replies
     (``reasoning_content``, or ``reasoning`` as vLLM now writes it). ``timeout`` bounds each
-    wait for the engine, in seconds.
+    wait for the engine, in seconds. ``unknown_options="ignore"`` drops template options this
+    template does not read (``codec.chat_request.read_request``) instead of refusing them.
     """
 
     codec: Codec
@@ -69,6 +71,7 @@ class ServeConfig:
     upstream_model: str | None = None
     reasoning_field: ReasoningField = "reasoning_content"
     timeout: float = 600.0
+    unknown_options: UnknownOptions = "error"
 
 
 def create_app(config: ServeConfig, *, transport: httpx.AsyncBaseTransport | None = None) -> Starlette:
@@ -91,7 +94,7 @@ def create_app(config: ServeConfig, *, transport: httpx.AsyncBaseTransport | Non
         if not isinstance(body, dict):
             return error_response(400, "the request body must be a JSON object")
         try:
-            chat = read_request(body, config.codec)
+            chat = read_request(body, config.codec, unknown_options=config.unknown_options)
             turn = config.codec.prepare(chat.messages, tools=chat.tools, **chat.options)
             upstream_body = completion_request(config, chat, turn)
         except CodecError as error:
