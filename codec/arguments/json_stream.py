@@ -118,6 +118,7 @@ class JsonArgumentsStream:
             return "".join(self._out), rejected
         if self._mark < len(text):
             self._held.append(text[self._mark :])
+            self._mark = len(text)  # held now: a value that ``close`` ends must not take it twice
         return "".join(self._out), ""
 
     def close(self) -> tuple[str, bool]:

@@ -15,14 +15,7 @@ from typing import Any
 from codec.arguments.reader import ArgumentContext, ArgumentReader, ArgumentReaderFactory, Report
 from codec.arguments.schema import property_schema, tool_schema
 from codec.engine.call import Call, random_call_id, tool_names
-from codec.events import (
-    ContentDelta,
-    Event,
-    ReasoningDelta,
-    ToolCallDelta,
-    ToolCallEnd,
-    ToolCallStart,
-)
+from codec.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
 from codec.limits import DEFAULT_LIMITS, Limits
 from codec.models import AssistantMessage, Diagnostic, FinishReason, ToolCall
 
@@ -95,6 +88,11 @@ class MessageBuilder:
     def reacts_to(self, terminal: str) -> bool:
         """Whether a token of ``terminal`` changes what the builder holds (a call, an argument)."""
         return terminal in self._handlers or terminal in self._arguments.terminals
+
+    @property
+    def in_call(self) -> bool:
+        """Whether a call is open (announced and not yet ended)."""
+        return self._call is not None
 
     @property
     def call_pending(self) -> bool:

@@ -129,9 +129,18 @@ class StreamParser:
         self._check_usable()
         try:
             self._closing = True
-            self._pieces(self._scanner.close())
-            self._lex(final=True)
-            self._end()
+            held = self._scanner.close()  # the beginning of a marker, if the output ended in one
+            if held:
+                self._pieces([])  # first, what waited for more text is decided without it
+            if held and self._builder.in_call:
+                # The output was cut inside a marker of an open call (``</arg_value><arg_k``):
+                # the call did not finish, whatever that marker was going to be.
+                self._lex(final=True)
+                self._end(cut_marker=held[0][1])
+            else:
+                self._pieces(held)
+                self._lex(final=True)
+                self._end()
         except ParseError as error:
             self._failed = error
             raise
@@ -503,10 +512,13 @@ class StreamParser:
                 return candidate
         return None
 
-    def _end(self) -> None:
+    def _end(self, cut_marker: str = "") -> None:
+        """The output ended: a structure still open is cut off (``cut_marker``: the beginning
+        of the marker the output ended in, kept in the diagnostic)."""
         accepted = self._accepts()
-        if "$END" not in accepted:
-            self._deviation("truncated", "", accepted, "the output ended early; kept what arrived")
+        if cut_marker or "$END" not in accepted:
+            repair = "the output ended inside a marker" if cut_marker else "the output ended early"
+            self._deviation("truncated", cut_marker, accepted, f"{repair}; kept what arrived")
             self._builder.close()
             return
         self._lalr.finish()

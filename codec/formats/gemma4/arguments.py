@@ -37,6 +37,7 @@ class GemmaValues:
             "LBRACKET",
             "RBRACKET",
             "COMMA",
+            "COLON",  # only a skipped duplicate keeps it: ``{k:0}`` stays ``{k:0}`` in content
             "KEY",
             "QUOTE",
             "STRING_TEXT",
@@ -84,10 +85,11 @@ class GemmaValues:
 
     def token(self, terminal: str, text: str) -> None:
         """One token of the call body."""
-        if terminal not in ("KEY", "COMMA") and not (terminal == "QUOTE" and self._expect_key):
+        if terminal not in ("KEY", "COMMA", "COLON") and not (terminal == "QUOTE" and self._expect_key):
             self.dangling_key = None  # a value (or the end of the object) has begun
         if self._skipping is not None:
-            self._skipped.append(text)
+            if terminal != "COLON" or len(self._kinds) > self._skipping:  # not the one after the key
+                self._skipped.append(text)
             self._skip(terminal)
         elif terminal in _OPEN_OBJECT or terminal == "LBRACKET":
             self._open(terminal, text)

@@ -62,6 +62,8 @@ class JsonArguments:
         if truncated and emitter.in_string and emitter.depth == 1:
             self._delta(emitter.end_string())  # a top-level string cut off: it ends here
         fragment, complete = self._json.close()
+        if self._json.dropped:  # a duplicate's number or word that only the end of output ended
+            self._keep_dropped(self._json, at_end=True)
         if not complete:
             self._context.report("incomplete_arguments", "the arguments JSON was cut short")
             self._context.content(self._json.unconsumed)
@@ -81,9 +83,12 @@ class JsonArguments:
         self._sent.append(fragment)
         self._context.delta(fragment)
 
-    def _keep_dropped(self, stream: JsonArgumentsStream) -> None:
+    def _keep_dropped(self, stream: JsonArgumentsStream, at_end: bool = False) -> None:
+        """A duplicate member's text goes to content; ``at_end``: the output ended it, and the
+        parser stands after all the text, so the duplicate starts its length before here."""
         for dropped, at in zip(stream.dropped, stream.dropped_at, strict=True):
-            self._context.report("duplicate_key", "an argument given twice; the first is kept", at)
+            where = -len(dropped) if at_end else at
+            self._context.report("duplicate_key", "an argument given twice; the first is kept", where)
             self._context.content(dropped)
         stream.dropped.clear()
         stream.dropped_at.clear()

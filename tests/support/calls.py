@@ -1,0 +1,76 @@
+"""One tool call written in any format's own syntax, for the gap tests (``test_gaps_*.py``).
+
+The completion is what the format's template writes for an assistant message holding the call
+(``test_prompt_roundtrip.completion_after``), so no test spells a format's syntax. A duplicated
+argument, which no dict and so no template can write, is made by renaming a placeholder key in
+the rendered text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+import codec
+from codec.engine.grammar import compiled
+from codec.engine.scanner import MarkerScanner
+from codec.registry import FORMATS
+from support.parsing import ids
+from test_prompt_roundtrip import completion_after
+
+NOW = datetime(2026, 11, 30)
+HISTORY = [{"role": "user", "content": "Go."}]
+TOKEN = re.compile(r"[^\W_]+")
+"""A token, as the "kept" checks count them: a run of letters and digits."""
+
+
+def tool(name: str, properties: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI tool whose parameters are an object with ``properties``."""
+    parameters = {"type": "object", "properties": properties}
+    return {"type": "function", "function": {"name": name, "parameters": parameters}}
+
+
+def call_completion(fmt: str, tools: list[dict[str, Any]], name: str, arguments: dict[str, Any]) -> str:
+    """The completion in which the model calls ``name`` with ``arguments`` (and writes nothing else)."""
+    call = {"id": "abcdefghi0", "type": "function", "function": {"name": name, "arguments": arguments}}
+    message = {"role": "assistant", "tool_calls": [call]}
+    text = completion_after(codec.load(fmt), HISTORY, message, tools, NOW, {})
+    assert text is not None, f"{fmt}: the template did not write the call"
+    return text
+
+
+def renamed(text: str, placeholder: str, key: str) -> str:
+    """``text`` with its one occurrence of the key ``placeholder`` renamed ``key``."""
+    assert text.count(placeholder) == 1, (placeholder, text)
+    return text.replace(placeholder, key)
+
+
+def markers(fmt: str) -> dict[str, str]:
+    """Marker text -> terminal name, from the format's compiled grammar."""
+    return compiled(FORMATS[fmt].grammar).markers
+
+
+def text_runs(fmt: str, text: str) -> list[str]:
+    """The text between the markers of ``text`` (a marker cut off at the end is text)."""
+    scanner = MarkerScanner(markers(fmt))
+    return [piece for name, piece in scanner.feed(text) + scanner.close() if name is None]
+
+
+def tokens(texts: Iterable[str]) -> set[str]:
+    return {token.lower() for text in texts for token in TOKEN.findall(text)}
+
+
+def parse(fmt: str, chunks: Iterable[str], tools: list[dict[str, Any]], **kwargs: Any) -> codec.AssistantMessage:
+    """The message and diagnostics of ``chunks`` fed one by one, then closed."""
+    parser = codec.load(fmt).stream(tools=tools, id_factory=ids, **kwargs)
+    for chunk in chunks:
+        parser.feed(chunk)
+    parser.close()
+    return parser.message
+
+
+def where(message: codec.AssistantMessage) -> list[tuple[str, int]]:
+    """The diagnostics of a message: what was repaired, and where."""
+    return [(diagnostic.code, diagnostic.offset) for diagnostic in message.diagnostics]
