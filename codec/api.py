@@ -12,10 +12,11 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, cast
 
-from codec import _canonical, registry
+from codec import _canonical, constrain, registry
 from codec._prefix import PrefixCheck
 from codec._prefix import check as check_prefix
 from codec._resources import read_text
+from codec.constrain import ToolChoice
 from codec.detect import recognise
 from codec.engine.stream import StreamParser
 from codec.engine.whole_prompt import prompt_tree
@@ -209,6 +210,25 @@ class Codec:
             prompt=prompt,
             generation_prompt=prompt[len(settled) :],
             now=when,
+        )
+
+    def constraint(
+        self,
+        *,
+        tools: Tools = None,
+        tool_choice: ToolChoice = "auto",
+        parallel_tool_calls: bool = True,
+        **options: Any,
+    ) -> str:
+        """An llguidance grammar (its Lark dialect) that admits exactly the completions this
+        format's parser reads after the generation prompt under ``options``: reasoning, content
+        and calls of ``tools`` whose arguments follow each tool's schema. ``tool_choice``:
+        ``"auto"``, ``"none"``, ``"required"`` or one function; ``parallel_tool_calls=False``
+        allows at most one call. ``codec.constrain.build`` also gives what it cannot enforce
+        (docs/constraint.md). Needs no extra; checking text against it needs ``llguidance``.
+        """
+        return constrain.constraint(
+            self, tools=tools, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls, **options
         )
 
     def _parser(

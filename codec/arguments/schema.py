@@ -272,13 +272,13 @@ def _resolve(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str,
         ref = schema.get("$ref")
         if not isinstance(ref, str):
             return schema
-        target = _pointer(root, ref)
+        target = json_pointer(root, ref)
         siblings = {k: v for k, v in schema.items() if k != "$ref"}
         schema = {**target, **siblings} if target is not None else siblings
     return {}
 
 
-def _pointer(root: Mapping[str, Any], ref: str) -> Mapping[str, Any] | None:
+def json_pointer(root: Mapping[str, Any], ref: str) -> Mapping[str, Any] | None:
     """The subschema a local JSON pointer names (RFC 6901 escapes ``~1`` and ``~0``)."""
     if not ref.startswith("#"):
         return None  # remote references are never fetched (sans-IO)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from codec.cli import serve
+from codec.cli import grammar, serve
 from codec.cli.inputs import (
     UsageError,
     add_template_arguments,
@@ -279,6 +279,9 @@ COMMANDS: dict[str, Command] = {
     "formats": Command("list the formats: models, template options, stop tokens", _configure_formats, _formats),
     "roundtrip": Command(
         "fuzz a template against its grammar: render, parse back, compare", _configure_roundtrip, _roundtrip
+    ),
+    "grammar": Command(
+        "print the llguidance grammar that constrains a format's completion", grammar.configure, grammar.run
     ),
     "serve": Command(
         "an OpenAI-compatible chat server in front of an engine's /v1/completions (extra: serve)",
