@@ -53,7 +53,9 @@ _REFUSED = {
     "documents": "no bundled template renders documents",
 }
 
-ToolChoice = Literal["auto", "none"]
+ToolChoice = Literal["auto", "none", "required"] | Mapping[str, Any]
+"""What ``tool_choice`` a request may carry once read: ``"required"`` and a named function only
+for a caller that constrains decoding (``read_request(..., constrained=True)``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,17 +73,21 @@ class ChatRequest:
     model: str | None
 
 
-def read_request(body: Mapping[str, Any], codec: Codec, *, unknown_options: UnknownOptions = "error") -> ChatRequest:
+def read_request(
+    body: Mapping[str, Any], codec: Codec, *, unknown_options: UnknownOptions = "error", constrained: bool = False
+) -> ChatRequest:
     """``body`` read for ``codec``'s template; ``RequestError`` (a ``RenderError``, ``.param``
     the field) for a field that is malformed, cannot be honoured or is not known.
 
     ``unknown_options="ignore"`` (a router sending one set of options to every model) leaves
     out the template options this template does not read — in ``chat_template_kwargs``, and a
-    ``reasoning_effort`` it has no use for — instead of refusing them."""
+    ``reasoning_effort`` it has no use for — instead of refusing them. ``constrained``: the
+    caller constrains decoding with ``Codec.constraint``, so ``tool_choice`` may force a call
+    (``"required"``, a named function)."""
     if not isinstance(body, Mapping):
         raise RequestError("body", f"a chat request is a JSON object, got {type(body).__name__}")
     _refuse_unknown(body, codec)
-    tool_choice = _tool_choice(body.get("tool_choice"))
+    tool_choice = _tool_choice(body.get("tool_choice"), constrained)
     return ChatRequest(
         messages=_messages(body.get("messages")),
         tools=None if tool_choice == "none" else _tools(body.get("tools")),
@@ -121,17 +127,22 @@ def _tools(tools: Any) -> list[Any] | None:
     return tools
 
 
-def _tool_choice(choice: Any) -> ToolChoice:
-    """``"auto"`` (or absent) and ``"none"`` are honoured; forcing a call is not, because only
-    constrained decoding can make the model call a tool."""
+def _tool_choice(choice: Any, constrained: bool) -> ToolChoice:
+    """``"auto"`` (or absent) and ``"none"`` are honoured; forcing a call only when decoding is
+    constrained, because only that can make the model call a tool."""
     if choice is None or choice == "auto":
         return "auto"
     if choice == "none":
         return "none"
+    if constrained and choice == "required":
+        return "required"
+    if constrained and isinstance(choice, Mapping) and isinstance(_function_name(choice), str):
+        return choice
     if choice == "required" or isinstance(choice, Mapping):
         forced = "a call" if choice == "required" else f"the call {_function_name(choice)!r}"
         raise RequestError(
-            "tool_choice", f"forcing {forced} needs constrained decoding, which codec does not do; use 'auto' or 'none'"
+            "tool_choice",
+            f"forcing {forced} needs constrained decoding (codec serve --constrain); use 'auto' or 'none'",
         )
     raise RequestError(
         "tool_choice", f"expected 'auto', 'none', 'required' or {{'type': 'function', ...}}, got {choice!r:.60}"

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from codec import constrain
 from codec.chunks import ChunkStream, ReasoningField, completion_dict
+from codec.constrain import ToolChoice
 from codec.engine.stream import StreamParser
 from codec.limits import DEFAULT_LIMITS, Limits
 from codec.models import AnyMessage, AssistantMessage, Conversation, ToolMessage, to_message
@@ -136,6 +138,17 @@ class Turn:
         return completion_dict(
             message, model=model, upstream_finish_reason=finish_reason, usage=usage, reasoning_field=reasoning_field
         )
+
+    def constraint(self, *, tool_choice: ToolChoice = "auto", parallel_tool_calls: bool = True) -> str:
+        """The llguidance grammar for the reply to this prompt, with this turn's tools
+        (``Codec.constraint``; it starts where the prompt left the model, history included)."""
+        return constrain.build(
+            self.codec,
+            tools=self.tools,
+            tool_choice=tool_choice,
+            parallel_tool_calls=parallel_tool_calls,
+            generation_prompt=self.generation_prompt,
+        ).grammar
 
     def follow_up(self, reply: Any, tool_results: Mapping[str, Any] | Sequence[Any] = ()) -> Turn:
         """The next turn: this conversation, the model's ``reply`` (a parsed message, an OpenAI

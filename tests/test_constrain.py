@@ -438,3 +438,26 @@ def test_unenforced_schema_features_are_reported_and_loosened() -> None:
             "gemma4": f"<|tool_call>call:f{{n:{n_value}}}<tool_call|>",
         }[fmt]
         accepted(fmt, syntax["open"] + call, tools=tools)  # looser, never wrong: 1 < minimum is let through
+
+
+def test_a_turn_constrains_from_where_its_prompt_left_the_model() -> None:
+    """Gemma 4 after a tool result goes on inside a thought channel: the options alone do not
+    say so, the prepared turn does. Its constraint admits the reply there and refuses the
+    same reply written as if a new turn had begun."""
+    from codec.formats._demo_scenario import HISTORY, NOW
+    from codec.formats._demo_scenario import TOOLS as DEMO_TOOLS
+
+    gemma = codec.load("gemma4")
+    first = gemma.prepare(HISTORY, tools=DEMO_TOOLS, now=NOW, enable_thinking=True)
+    reply = first.parse(gemma.spec.demo.completion)
+    second = first.follow_up(reply, {call.id: "ok" for call in reply.tool_calls})
+    grammar = second.constraint()
+    text = "Both answers are in.<channel|>Here is what I found."
+    m = matcher("gemma4", grammar)
+    for token in tokens("gemma4", text):
+        assert m.consume_token(token), m.get_error()[:300]
+    assert second.parse(text).reasoning == "Both answers are in."
+    fresh = matcher("gemma4", grammar)
+    opening = tokens("gemma4", "<|channel>")[0]  # a new thought channel: the prompt opened it already
+    assert fresh.compute_logit_bias()[opening] == 0
+    assert grammar != gemma.constraint(tools=DEMO_TOOLS, enable_thinking=True)

@@ -377,3 +377,31 @@ def test_a_router_may_send_options_the_template_does_not_read(engine: tuple[Engi
         reasoning_effort="high",
         now=codec.load("solar-open").parse_prompt(sent).options.get("now"),
     )
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_constrained_serving_sends_the_turns_grammar(engine: tuple[Engine, str], fmt: str) -> None:
+    """With --constrain FIELD, the engine gets the turn's llguidance grammar in that field, and
+    tool_choice may force a call (refused without it, since nothing else can force one)."""
+    scripted, url = engine
+    chosen = codec.load(fmt)
+    config = ServeConfig(
+        codec=chosen, upstream=f"{url}/v1", model=fmt, upstream_model=fmt, constrain="structured_outputs.grammar"
+    )
+    with serving(create_app(config)) as base:
+        reply = client(base).chat.completions.create(
+            model="m", messages=conversation(), tools=TOOLS, tool_choice="required", parallel_tool_calls=False
+        )
+    assert reply.choices[0].finish_reason == "tool_calls"
+    sent = scripted.requests[-1]
+    turn = chosen.prepare(conversation(), tools=TOOLS, now=_date_of(sent["prompt"], chosen))
+    expected = turn.constraint(tool_choice="required", parallel_tool_calls=False)
+    assert sent["structured_outputs"] == {"grammar": expected}
+    assert expected != turn.constraint()
+
+
+def test_forcing_a_call_without_constraint_is_refused(server: tuple[str, str, Engine]) -> None:
+    _, base, _ = server
+    body = {"model": "m", "messages": conversation(), "tools": TOOLS, "tool_choice": "required"}
+    answer = httpx.post(f"{base}/v1/chat/completions", json=body, timeout=10)
+    assert answer.status_code == 400 and "--constrain" in answer.json()["error"]["message"]

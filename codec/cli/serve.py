@@ -37,6 +37,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the engine (600)")
     parser.add_argument(
+        "--constrain",
+        metavar="FIELD",
+        help="send the reply's llguidance grammar in this engine request field "
+        "(vLLM: structured_outputs.grammar; llama.cpp: grammar); lets tool_choice force a call",
+    )
+    parser.add_argument(
         "--unknown-options",
         choices=("error", "ignore"),
         default="error",
@@ -60,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
         reasoning_field=args.reasoning_field,
         timeout=args.timeout,
         unknown_options=args.unknown_options,
+        constrain=args.constrain,
     )
     serve(config, host=args.host, port=args.port)
     return 0

@@ -32,6 +32,10 @@ if TYPE_CHECKING:
 
 __all__ = ["Constraint", "Note", "ToolChoice", "build", "constraint"]
 
+# llama.cpp hands a grammar to llguidance (instead of reading it as GBNF) when it starts with
+# this directive; vLLM's and SGLang's llguidance backends accept it too, so one text serves all.
+LLGUIDANCE_HEADER = "%llguidance {}\n"
+
 ToolChoice = Literal["auto", "none", "required"] | Mapping[str, Any] | str
 """``"auto"``, ``"none"``, ``"required"``, ``{"type": "function", "function": {"name": ...}}``
 (or just the tool's name)."""
@@ -71,18 +75,24 @@ def build(
     tools: Sequence[Mapping[str, Any]] | None = None,
     tool_choice: ToolChoice = "auto",
     parallel_tool_calls: bool = True,
+    generation_prompt: str | None = None,
     **options: Any,
 ) -> Constraint:
     """The grammar and its notes; see ``constraint``. ``options`` are the template variables
     given to ``render`` (they decide the generation prompt); ``CodecError`` when the choice
     leaves no possible completion (``"required"`` with no tool that can be called, an unknown
-    named tool)."""
+    named tool). ``generation_prompt``: where a prompt rendered already left the model
+    (``Turn.generation_prompt``, which also knows the history), instead of ``options``."""
     spec = codec.spec
     family = CALL_SYNTAX.get(spec.family.name)
     if family is None:
         raise CodecError(f"no call syntax for the {spec.family.name} family: constraint() does not support {spec.name}")
-    selected = codec._renderer.select_options(options, "error")
-    prompt = codec._renderer.generation_prompt(selected)
+    if generation_prompt is None:
+        prompt = codec._renderer.generation_prompt(codec._renderer.select_options(options, "error"))
+    elif options:
+        raise CodecError("constraint(): the generation prompt says where the model starts; options are not needed")
+    else:
+        prompt = generation_prompt
     grammar = compiled(spec.grammar)
     markers = tuple(sorted({text.strip() for text in grammar.markers}, key=lambda m: (-len(m), m)))
     builder = Builder()
@@ -111,7 +121,7 @@ def build(
     call_rule = builder.rule("tool_call", " | ".join(calls)) if calls else "tool_call_none"
     rules, top = turn(spec.grammar, prompt, frozenset(spec.stop_terminals), allowed)
     emitted = emit(builder, rules, top, spec.grammar, call_rule, markers)
-    return Constraint(builder.text(emitted), tuple(builder.notes))
+    return Constraint(LLGUIDANCE_HEADER + builder.text(emitted), tuple(builder.notes))
 
 
 def _choice(tool_choice: ToolChoice) -> tuple[str, str | None]:

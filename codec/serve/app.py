@@ -46,7 +46,7 @@ _REFUSED = {
     "audio": "audio output is not supported",
     "prediction": "predicted outputs are not supported",
     "web_search_options": "web search is not supported",
-    "parallel_tool_calls": "limiting the reply to one call needs constrained decoding; leave it unset or true",
+    "parallel_tool_calls": "limiting the reply to one call needs constrained decoding (--constrain)",
     "modalities": "only text output is supported",
     "verbosity": "the templates have no verbosity option",
 }
@@ -63,6 +63,9 @@ class ServeConfig:
     (``reasoning_content``, or ``reasoning`` as vLLM now writes it). ``timeout`` bounds each
     wait for the engine, in seconds. ``unknown_options="ignore"`` drops template options this
     template does not read (``codec.chat_request.read_request``) instead of refusing them.
+    ``constrain`` names the engine's request field (dotted: ``structured_outputs.grammar``) that
+    gets the turn's llguidance grammar (``Turn.constraint``); with it, ``tool_choice`` may force
+    a call and ``parallel_tool_calls: false`` is honoured.
     """
 
     codec: Codec
@@ -72,6 +75,7 @@ class ServeConfig:
     reasoning_field: ReasoningField = "reasoning_content"
     timeout: float = 600.0
     unknown_options: UnknownOptions = "error"
+    constrain: str | None = None
 
 
 def create_app(config: ServeConfig, *, transport: httpx.AsyncBaseTransport | None = None) -> Starlette:
@@ -94,7 +98,8 @@ def create_app(config: ServeConfig, *, transport: httpx.AsyncBaseTransport | Non
         if not isinstance(body, dict):
             return error_response(400, "the request body must be a JSON object")
         try:
-            chat = read_request(body, config.codec, unknown_options=config.unknown_options)
+            constrained = config.constrain is not None
+            chat = read_request(body, config.codec, unknown_options=config.unknown_options, constrained=constrained)
             turn = config.codec.prepare(chat.messages, tools=chat.tools, **chat.options)
             upstream_body = completion_request(config, chat, turn)
         except CodecError as error:
@@ -130,7 +135,10 @@ def completion_request(config: ServeConfig, chat: ChatRequest, turn: Turn) -> di
     """The ``/v1/completions`` body for a chat request: the rendered prompt, the format's stop
     strings before the client's, special tokens kept in the text (vLLM and SGLang read
     ``skip_special_tokens``; engines that do not know it ignore it), and the sampling fields."""
+    parallel = chat.sampling.get("parallel_tool_calls") is not False
     for name, value in chat.sampling.items():
+        if name == "parallel_tool_calls" and config.constrain is not None:
+            continue  # the grammar allows one call
         if name in _REFUSED and value is not None and value != _HARMLESS.get(name):
             raise RequestError(name, f"{_REFUSED[name]} by codec serve")
     if (chat.sampling.get("n") or 1) != 1:
@@ -150,7 +158,21 @@ def completion_request(config: ServeConfig, chat: ChatRequest, turn: Turn) -> di
         body["max_tokens"] = max_tokens
     if chat.stream:
         body["stream_options"] = {"include_usage": True}
+    if config.constrain is not None:
+        try:
+            grammar = turn.constraint(tool_choice=chat.tool_choice, parallel_tool_calls=parallel)
+        except CodecError as error:
+            raise RequestError("tool_choice", str(error)) from None
+        _put(body, config.constrain, grammar)
     return body
+
+
+def _put(body: dict[str, Any], path: str, value: Any) -> None:
+    """``body[a][b] = value`` for the dotted ``path`` ``a.b``."""
+    *outer, last = path.split(".")
+    for key in outer:
+        body = body.setdefault(key, {})
+    body[last] = value
 
 
 def _client_stops(stop: Any) -> list[str]:
