@@ -13,6 +13,7 @@ import asyncio
 import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -405,3 +406,23 @@ def test_forcing_a_call_without_constraint_is_refused(server: tuple[str, str, En
     body = {"model": "m", "messages": conversation(), "tools": TOOLS, "tool_choice": "required"}
     answer = httpx.post(f"{base}/v1/chat/completions", json=body, timeout=10)
     assert answer.status_code == 400 and "--constrain" in answer.json()["error"]["message"]
+
+
+def test_a_template_error_is_a_bad_request(engine: tuple[Engine, str], tmp_path: Any) -> None:
+    """A template of the user's own (a path, detected as Gemma 4) that raises: the client gets
+    OpenAI's error shape with the template's message, and the engine is not asked."""
+    scripted, url = engine
+    source = (Path(__file__).parent.parent / "templates" / "gemma4.jinja").read_text(encoding="utf-8")
+    guard = "{%- if messages[0]['content'] == 'boom' -%}{{ raise_exception('no booms here') }}{%- endif -%}\n"
+    template = tmp_path / "chat_template.jinja"
+    template.write_text(guard + source, encoding="utf-8")
+    chosen = codec.load(template)
+    assert chosen.name == "gemma4"
+    config = ServeConfig(codec=chosen, upstream=f"{url}/v1", model="mine", upstream_model="gemma4")
+    asked = len(scripted.requests)
+    with serving(create_app(config)) as base:
+        with pytest.raises(openai.BadRequestError, match="no booms here"):
+            client(base).chat.completions.create(model="m", messages=[{"role": "user", "content": "boom"}])
+        fine = client(base).chat.completions.create(model="m", messages=conversation(), tools=TOOLS)
+    assert fine.choices[0].finish_reason == "tool_calls"
+    assert len(scripted.requests) == asked + 1
