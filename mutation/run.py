@@ -8,6 +8,7 @@ and every mutant is tested there against only the test files that exercise its m
 behaviour as the original) are left out of the figures.
 
     python mutation/run.py --module codec/engine/scanner.py --sample 20 --seed 1
+    python mutation/run.py --module codec/engine/scanner.py --sample 20 --seed 1 --fail-on-survivors  # CI
 
 Results: ``mutation/results/<module>.json`` (figures, and each survivor's diff) and the
 cosmic-ray session database in the work folder.
@@ -133,6 +134,11 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per mutant's test run")
     parser.add_argument("--work", type=Path, default=None, help="work folder (default: a temp folder)")
     parser.add_argument("--report", action="store_true", help="only recount the last session (equivalent.toml edited)")
+    parser.add_argument(
+        "--fail-on-survivors",
+        action="store_true",
+        help="exit 1 when a mutant not listed as equivalent survives",
+    )
     args = parser.parse_args()
     slug = args.module.replace("/", ".").removesuffix(".py")
     work = args.work or Path(os.environ.get("TMPDIR", "/tmp")) / f"codec-mutation-{slug}"
@@ -144,6 +150,10 @@ def main() -> None:
     out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     shown = {k: v for k, v in result.items() if k != "survivors"}
     print(json.dumps(shown), f"-> {out.relative_to(ROOT)}")
+    if args.fail_on_survivors and result["survived"]:
+        for survivor in result["survivors"]:  # type: ignore[attr-defined]
+            print(f"survived: {survivor['operator']} at line {survivor['line']}\n{survivor['diff']}")
+        sys.exit(1)
 
 
 def run_session(work: Path, module: str, size: int, seed: int, timeout: float) -> None:
