@@ -35,8 +35,17 @@ _GAPS = ["tests/test_gaps_arguments.py", "tests/test_gaps_truncation.py"]
 TESTS: dict[str, list[str]] = {
     "codec/engine/scanner.py": ["tests/test_scanner.py", "tests/test_scanner_formats.py"],
     "codec/engine/stream.py": ["tests/test_recovery.py", "tests/test_gaps_truncation.py", "tests/test_parse_errors.py"],
-    "codec/engine/builder.py": ["tests/test_recovery.py", *_GAPS, "tests/test_known_failures.py"],
-    "codec/engine/call.py": ["tests/test_known_failures.py", "tests/test_gaps_truncation.py"],
+    "codec/engine/builder.py": [
+        "tests/test_recovery.py",
+        *_GAPS,
+        "tests/test_known_failures.py",
+        "tests/test_engine_edges.py",
+    ],
+    "codec/engine/call.py": [
+        "tests/test_known_failures.py",
+        "tests/test_gaps_truncation.py",
+        "tests/test_engine_edges.py",
+    ],
     "codec/engine/repair.py": ["tests/test_recovery.py", "tests/test_gaps_truncation.py"],
     "codec/arguments/json_stream.py": ["tests/test_jsonstream.py", "tests/test_gaps_arguments.py"],
     "codec/arguments/schema.py": ["tests/test_arguments.py", "tests/test_schema_edges.py"],

@@ -242,9 +242,9 @@ class MessageBuilder:
 
     def stop_call(self) -> None:
         """End the open call unfinished (a limit was reached): it is not a call to run."""
-        self.stop_request = None
         if self._call is not None:
             self._end_call(self._call, truncated=True, cut_off=False)
+        self.stop_request = None  # after: the call's last characters must not stop the next one
 
     def _start(self, call: Call) -> None:
         """The name is complete: announce the call (once)."""
@@ -286,6 +286,8 @@ class MessageBuilder:
         tool_call = ToolCall.model_construct(id=call.id, name=call.name, arguments=call.emitter.value)
         if not call.name and not truncated:  # nothing names a tool to run: not a call to execute
             self._report("missing_tool_name", "a call without a tool name is not a call to run")
+            truncated, cut_off = True, False
+        if self.stop_request is not None:  # its last characters passed a limit: the parser stops it
             truncated, cut_off = True, False
         if truncated:
             self._incomplete.append(tool_call)
