@@ -52,8 +52,24 @@ def given_template(template: str | os.PathLike[str] | None) -> TemplateFile | No
     """``load``'s ``template=``: text as it is, a path read as ``read_template`` reads it."""
     if isinstance(template, os.PathLike):
         return read_template(template)
+    if isinstance(template, str) and _is_a_path(template):
+        return read_template(template)
     text = template_source(template)  # refuses bytes and other types, saying what it takes
     return None if text is None else TemplateFile(text, f"a template given as text ({len(text)} characters)")
+
+
+def _is_a_path(text: str) -> bool:
+    """Whether ``template=text`` means a file: a chat template has Jinja syntax and usually
+    lines; one line without ``{{`` or ``{%`` is a path (``template="my.jinja"``), and reading
+    it — or saying it does not exist — beats rendering the path as the prompt."""
+    if "\n" in text or "{{" in text or "{%" in text:
+        return False
+    if names_a_path(text):
+        return True
+    raise RenderError(
+        f"template={text!r} has no Jinja syntax, so it is taken as a path, and there is no such "
+        "file or directory; pass the template's text, or the path of an existing one"
+    )
 
 
 def read_template(path: str | os.PathLike[str]) -> TemplateFile:

@@ -263,3 +263,19 @@ def test_a_directory_without_a_readable_template_says_what_is_wrong(
         (tmp_path / name).write_bytes(content if isinstance(content, bytes) else content.encode())
     with pytest.raises(codec.RenderError, match=pattern):
         codec.load(tmp_path)
+
+
+def test_a_template_given_as_a_path_string_is_read_not_rendered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``load("glm", template="my.jinja")``: the path, not a template whose text is the path."""
+    source = bundled("glm")
+    write(tmp_path / "my.jinja", source)
+    monkeypatch.chdir(tmp_path)
+    by_string = codec.load("glm", template="my.jinja")
+    messages = [{"role": "user", "content": "hi"}]
+    assert by_string.render(messages, now="2026-01-01") == codec.load("glm").render(messages, now="2026-01-01")
+    with pytest.raises(codec.RenderError, match="no such file"):
+        codec.load("glm", template="missing.jinja")
+    text_template = codec.load("glm", template="{{ messages[0]['content'] }}")
+    assert text_template.render(messages) == "hi"
