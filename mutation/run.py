@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
@@ -102,10 +103,17 @@ def equivalent(module: str) -> set[tuple[str, int, int]]:
 def sample(db_path: Path, size: int, seed: int) -> None:
     """Keep ``size`` pending mutants, chosen by ``seed``; mark the others skipped."""
     with use_db(str(db_path), WorkDB.Mode.open) as db:
-        items = sorted(db.pending_work_items, key=lambda item: item.job_id)
+        # By what each mutant is, not its job id (a fresh random id per session): the same
+        # seed then samples the same mutants in every session on the same code.
+        items = sorted(db.pending_work_items, key=_identity)
         keep = set(item.job_id for item in random.Random(seed).sample(items, min(size, len(items))))
         skipped = WorkResult(worker_outcome=WorkerOutcome.SKIPPED, output="not sampled")
         db.set_multiple_results([item.job_id for item in items if item.job_id not in keep], skipped)
+
+
+def _identity(item: Any) -> tuple[str, int, int, int]:
+    mutation = item.mutations[0]
+    return (mutation.operator_name, mutation.start_pos[0], mutation.start_pos[1], mutation.occurrence)
 
 
 def summary(db_path: Path, module: str) -> dict[str, object]:
