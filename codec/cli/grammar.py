@@ -11,11 +11,9 @@ error, one a line.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from typing import Any
 
-from codec.cli.inputs import add_template_arguments, load_codec, load_tools
+from codec.cli.inputs import add_option_argument, add_template_arguments, load_codec, load_tools
 from codec.constrain import ToolChoice, build
 
 
@@ -35,14 +33,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         help="allow at most one call",
     )
-    parser.add_argument(
-        "--option",
-        "-o",
-        action="append",
-        default=[],
-        type=_option,
-        metavar="KEY=VALUE",
-        help="a template option (it decides the generation prompt); VALUE is JSON when it parses, else a string",
+    add_option_argument(
+        parser, "a template option (it decides the generation prompt); VALUE is JSON when it parses, else a string"
     )
 
 
@@ -57,13 +49,3 @@ def run(args: argparse.Namespace) -> int:
         where = f"{note.tool or ''}{note.path}"
         sys.stderr.write(f"codec: note: {note.code} at {where or '/'}: {note.detail}\n")
     return 0
-
-
-def _option(text: str) -> tuple[str, Any]:
-    key, equals, value = text.partition("=")
-    if not equals or not key:
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
-    try:
-        return key, json.loads(value)
-    except json.JSONDecodeError:
-        return key, value

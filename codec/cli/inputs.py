@@ -47,20 +47,20 @@ def load_json(path: str) -> Any:
 
 def load_tools(path: str) -> list[Any]:
     """A JSON list of tools, or an object holding one under ``"tools"``."""
-    data = load_json(path)
-    tools = data.get("tools") if isinstance(data, dict) else data
-    if not isinstance(tools, list):
-        raise UsageError(f'{path}: expected a JSON list of tools or {{"tools": [...]}}')
-    return tools
+    return _load_list(path, "tools")
 
 
 def load_messages(path: str) -> list[Any]:
     """A JSON list of messages, or an object holding one under ``"messages"``."""
+    return _load_list(path, "messages")
+
+
+def _load_list(path: str, key: str) -> list[Any]:
     data = load_json(path)
-    messages = data.get("messages") if isinstance(data, dict) else data
-    if not isinstance(messages, list):
-        raise UsageError(f'{display_name(path)}: expected a JSON list of messages or {{"messages": [...]}}')
-    return messages
+    found = data.get(key) if isinstance(data, dict) else data
+    if not isinstance(found, list):
+        raise UsageError(f'{display_name(path)}: expected a JSON list of {key} or {{"{key}": [...]}}')
+    return found
 
 
 def add_template_arguments(parser: argparse.ArgumentParser, what: str) -> None:
@@ -100,3 +100,20 @@ def load_request(path: str, tools_path: str | None, c: codec.Codec) -> ChatReque
     if tools_path:
         body = {**body, "tools": load_tools(tools_path)}
     return read_request(body, c)
+
+
+def option_pair(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` from ``--option``: VALUE as JSON when it parses (``true``, ``3``,
+    ``"x"``), else the string."""
+    key, equals, value = text.partition("=")
+    if not equals or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+def add_option_argument(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--option KEY=VALUE`` / ``-o``, repeatable: the template options, in ``args.option``."""
+    parser.add_argument("--option", "-o", action="append", default=[], type=option_pair, metavar="KEY=VALUE", help=help)

@@ -16,11 +16,11 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from codec.cli import grammar, serve
 from codec.cli.inputs import (
     UsageError,
+    add_option_argument,
     add_template_arguments,
     display_name,
     load_codec,
@@ -88,25 +88,7 @@ def _format_arguments(parser: argparse.ArgumentParser) -> None:
     """``--format``, ``--template``, ``--tools`` and ``--option``, shared by render, parse and stream."""
     add_template_arguments(parser, "the format whose grammar reads the template's prompts")
     parser.add_argument("--tools", metavar="TOOLS.json", help="a JSON list of tools (JSON schemas)")
-    parser.add_argument(
-        "--option",
-        "-o",
-        action="append",
-        default=[],
-        type=_option,
-        metavar="KEY=VALUE",
-        help='a template option; VALUE is JSON when it parses (true, 3, "x"), else a string',
-    )
-
-
-def _option(text: str) -> tuple[str, Any]:
-    key, equals, value = text.partition("=")
-    if not equals or not key:
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
-    try:
-        return key, json.loads(value)
-    except json.JSONDecodeError:
-        return key, value
+    add_option_argument(parser, 'a template option; VALUE is JSON when it parses (true, 3, "x"), else a string')
 
 
 def _input_argument(parser: argparse.ArgumentParser, what: str) -> None:

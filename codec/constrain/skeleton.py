@@ -88,14 +88,7 @@ def _repeated_free_text(expansions: list[Expansion], name: str, free: frozenset[
 
 def _productive(rules: Rules, terminals: Iterable[str]) -> Rules:
     """``rules`` without the expansions that can derive no text."""
-    good = set(terminals)
-    changed = True
-    while changed:
-        changed = False
-        for name, expansions in rules.items():
-            if name not in good and any(all(s in good for s in e) for e in expansions):
-                good.add(name)
-                changed = True
+    good = _derivable(rules, set(terminals))
     return {
         name: [e for e in expansions if all(s in good for s in e)]
         for name, expansions in rules.items()
@@ -104,15 +97,20 @@ def _productive(rules: Rules, terminals: Iterable[str]) -> Rules:
 
 
 def _nullable(rules: Rules) -> set[str]:
-    found: set[str] = set()
+    return _derivable(rules, set())
+
+
+def _derivable(rules: Rules, known: set[str]) -> set[str]:
+    """``known`` and every rule with an expansion made only of known symbols, to a fixpoint
+    (from the terminals: the productive rules; from nothing: the nullable ones)."""
     changed = True
     while changed:
         changed = False
         for name, expansions in rules.items():
-            if name not in found and any(all(s in found for s in e) for e in expansions):
-                found.add(name)
+            if name not in known and any(all(s in known for s in e) for e in expansions):
+                known.add(name)
                 changed = True
-    return found
+    return known
 
 
 def _first(rules: Rules, terminals: frozenset[str]) -> dict[str, set[str]]:
