@@ -33,7 +33,8 @@ class Engine:
 
     def __init__(self) -> None:
         self.text: list[str] = []
-        self.finish_reason = "stop"
+        self.finish_reason: str | None = None  # known once generation ends, as with a real engine
+        self.usage: dict[str, int] | None = None
         self.asked: list[tuple[str, tuple[str, ...]]] = []
 
     def generate(self, prompt: str, stop: tuple[str, ...]) -> Any:
@@ -42,6 +43,8 @@ class Engine:
             piece = COMPLETION[start : start + 4]
             self.text.append(piece)
             yield piece
+        self.finish_reason = "stop"
+        self.usage = {"prompt_tokens": len(prompt) // 4, "completion_tokens": len(COMPLETION) // 4}
 
 
 def glue_block() -> str:
@@ -73,11 +76,13 @@ def test_the_glue_runs_and_sends_whole_chunks() -> None:
     for chunk in sent:
         ChatCompletionChunk.model_validate(chunk)
     assert sent[0]["choices"][0]["delta"] == {"role": "assistant", "content": ""}
-    assert sent[-1]["choices"][0]["finish_reason"] == "tool_calls"
+    assert sent[-2]["choices"][0]["finish_reason"] == "tool_calls"
+    assert sent[-1]["choices"] == [] and sent[-1]["usage"]["total_tokens"] > 0
     arguments = "".join(
         call["function"].get("arguments", "")
         for chunk in sent
-        for call in chunk["choices"][0]["delta"].get("tool_calls", [])
+        for choice in chunk["choices"]
+        for call in choice["delta"].get("tool_calls", [])
     )
     reply = scope["reply"]
     assert json.loads(arguments) == reply.tool_calls[0].arguments == {"city": "Paris"}
