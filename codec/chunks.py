@@ -185,9 +185,9 @@ class ChunkStream:
 
 def merged_deltas(events: list[Event], reasoning_field: ReasoningField = "reasoning_content") -> list[dict[str, Any]]:
     """The ``delta`` dicts for ``events``, none empty: text after text of the same kind and
-    argument fragments of the same call are joined, so a client sees one delta where the parser
-    made several in one ``feed``. A call's start stays a delta of its own (clients key the
-    call's id and name off it)."""
+    argument fragments of the same call are joined (into the call's first delta too, which
+    carries its id and name), so a client sees one delta where the parser made several in one
+    ``feed``. A new call always begins a delta of its own."""
     deltas: list[dict[str, Any]] = []
     for event in events:
         delta = _delta(event, reasoning_field)
