@@ -35,7 +35,13 @@ HERE = ROOT / "mutation"
 _GAPS = ["tests/test_gaps_arguments.py", "tests/test_gaps_truncation.py"]
 TESTS: dict[str, list[str]] = {
     "codec/engine/scanner.py": ["tests/test_scanner.py", "tests/test_scanner_formats.py"],
-    "codec/engine/stream.py": ["tests/test_recovery.py", "tests/test_gaps_truncation.py", "tests/test_parse_errors.py"],
+    "codec/engine/stream.py": [
+        "tests/test_recovery.py",
+        "tests/test_gaps_truncation.py",
+        "tests/test_parse_errors.py",
+        "tests/test_parse_golden.py",  # the whole and chunked goldens: most of the stream's paths
+        "tests/test_corpus.py",
+    ],
     "codec/engine/builder.py": [
         "tests/test_recovery.py",
         *_GAPS,
@@ -47,7 +53,12 @@ TESTS: dict[str, list[str]] = {
         "tests/test_gaps_truncation.py",
         "tests/test_engine_edges.py",
     ],
-    "codec/engine/repair.py": ["tests/test_recovery.py", "tests/test_gaps_truncation.py"],
+    "codec/engine/repair.py": [
+        "tests/test_recovery.py",
+        "tests/test_gaps_truncation.py",
+        "tests/test_corpus.py",  # what real models wrote: the repairs' main customers
+        "tests/test_corruption.py",
+    ],
     "codec/arguments/json_stream.py": ["tests/test_jsonstream.py", "tests/test_gaps_arguments.py"],
     "codec/arguments/schema.py": ["tests/test_arguments.py", "tests/test_schema_edges.py"],
     "codec/arguments/emitter.py": ["tests/test_jsonstream.py", *_GAPS],
