@@ -196,19 +196,15 @@ class Codec:
         ``render``; the turn keeps only the options the template reads.
         """
         options = self._renderer.select_options(options, unknown_options)
-        when = as_datetime(now) or datetime.now()  # one clock reading: both renders show one date
-        arguments: dict[str, Any] = {"tools": tools, "now": when, "allow_special_tokens": allow_special_tokens}
-        prompt = self.render(messages, **arguments, **options)
-        settled = self.render(messages, add_generation_prompt=False, **arguments, **options)
-        if not prompt.startswith(settled):
-            raise RenderError(f"the {self.name} template's generation prompt is not a suffix of the prompt")
+        when = as_datetime(now) or datetime.now()
+        prompt, generation_prompt = self._prompt_split(messages, tools, when, allow_special_tokens, options)
         return Turn(
             codec=self,
             messages=tuple(to_messages(messages)),
             tools=None if tools is None else tuple(dict(tool) for tool in tools),
             options=dict(options),
             prompt=prompt,
-            generation_prompt=prompt[len(settled) :],
+            generation_prompt=generation_prompt,
             now=when,
         )
 
@@ -391,12 +387,24 @@ class Codec:
 
     def _generation_prompt_after(self, history: Sequence[Any], tools: Tools, options: Mapping[str, Any]) -> str:
         """What the template appends to ``history`` as its generation prompt."""
-        now = datetime.now()  # one clock reading for both renders: the date cannot differ
-        with_prompt = self.render(history, tools=tools, now=now, **options)
-        without = self.render(history, tools=tools, now=now, add_generation_prompt=False, **options)
-        if not with_prompt.startswith(without):
+        return self._prompt_split(history, tools, datetime.now(), False, options)[1]
+
+    def _prompt_split(
+        self,
+        messages: Sequence[Any],
+        tools: Tools,
+        now: datetime,
+        allow_special_tokens: bool,
+        options: Mapping[str, Any],
+    ) -> tuple[str, str]:
+        """The prompt for ``messages`` and its generation prompt: rendered with and without it,
+        at one clock reading (``now``), so the date cannot differ between the two."""
+        arguments: dict[str, Any] = {"tools": tools, "now": now, "allow_special_tokens": allow_special_tokens}
+        prompt = self.render(messages, **arguments, **options)
+        settled = self.render(messages, add_generation_prompt=False, **arguments, **options)
+        if not prompt.startswith(settled):
             raise RenderError(f"the {self.name} template's generation prompt is not a suffix of the prompt")
-        return with_prompt[len(without) :]
+        return prompt, prompt[len(settled) :]
 
 
 def as_datetime(now: datetime | date | str | None) -> datetime | None:
