@@ -1,17 +1,20 @@
-"""Mutation testing of one engine, arguments or family module, with cosmic-ray, on a copy.
+"""Mutation testing of the engine, arguments and family modules, with mutmut, on a copy.
 
-cosmic-ray writes each mutant into the source file on disk, so this never runs in the checkout
-(others run tests there): the repository's tracked and new files are copied to a work folder,
-and every mutant is tested there against only the test files that exercise its module
-(``TESTS``), so a mutant costs seconds. A sample of the session's mutants is run (``--sample``,
-``--seed``); the rest are marked skipped. Mutants listed in ``mutation/equivalent.toml`` (same
-behaviour as the original) are left out of the figures.
+mutmut (configured in ``pyproject.toml``, ``[tool.mutmut]``) writes every mutant of a function
+into one trampolined copy of the code, runs the selected tests once to learn which tests reach
+each function, then runs each mutant against only those tests, in a process forked from one that
+has everything imported — so a mutant costs a fraction of a second to a few seconds.
 
-    python mutation/run.py --module codec/engine/scanner.py --sample 20 --seed 1
-    python mutation/run.py --module codec/engine/scanner.py --sample 20 --seed 1 --fail-on-survivors  # CI
+This runner never mutates the checkout (others run tests there): it copies the tracked and new
+files to a work folder and runs mutmut there, under the ``mutation`` hypothesis profile
+(derandomized, few examples). Then it counts each module's mutants, leaving out those
+``mutation/equivalent/*.toml`` list (same behaviour as the original), and writes the figures and
+each survivor's diff to ``mutation/results/``.
 
-Results: ``mutation/results/<module>.json`` (figures, and each survivor's diff) and the
-cosmic-ray session database in the work folder.
+    python mutation/run.py                                  # the full run: every module
+    python mutation/run.py --module codec/engine/call.py    # one module, against its TESTS only
+    python mutation/run.py --module codec/engine/call.py --fail-on-survivors   # CI
+    python mutation/run.py --report                         # recount (an equivalent entry edited)
 """
 
 from __future__ import annotations
@@ -19,28 +22,26 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
+import re
 import shutil
 import subprocess
 import sys
 import tomllib
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from cosmic_ray.work_db import WorkDB, use_db
-from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
-
 ROOT = Path(__file__).resolve().parent.parent
 HERE = ROOT / "mutation"
+RESULTS = HERE / "results"
+
 _GAPS = ["tests/test_gaps_arguments.py", "tests/test_gaps_truncation.py"]
 TESTS: dict[str, list[str]] = {
     "codec/engine/scanner.py": ["tests/test_scanner.py", "tests/test_scanner_formats.py"],
-    "codec/engine/stream.py": [
-        "tests/test_recovery.py",
+    "codec/engine/call.py": [
+        "tests/test_known_failures.py",
         "tests/test_gaps_truncation.py",
-        "tests/test_parse_errors.py",
-        "tests/test_parse_golden.py",  # the whole and chunked goldens: most of the stream's paths
-        "tests/test_corpus.py",
+        "tests/test_engine_edges.py",
     ],
     "codec/engine/builder.py": [
         "tests/test_recovery.py",
@@ -48,30 +49,31 @@ TESTS: dict[str, list[str]] = {
         "tests/test_known_failures.py",
         "tests/test_engine_edges.py",
     ],
-    "codec/engine/call.py": [
-        "tests/test_known_failures.py",
-        "tests/test_gaps_truncation.py",
-        "tests/test_engine_edges.py",
-    ],
-    "codec/engine/repair.py": [
-        "tests/test_recovery.py",
-        "tests/test_gaps_truncation.py",
-        "tests/test_corpus.py",  # what real models wrote: the repairs' main customers
-        "tests/test_corruption.py",
-    ],
     "codec/arguments/json_stream.py": ["tests/test_jsonstream.py", "tests/test_gaps_arguments.py"],
     "codec/arguments/schema.py": ["tests/test_arguments.py", "tests/test_schema_edges.py"],
-    "codec/arguments/emitter.py": ["tests/test_jsonstream.py", *_GAPS],
-    "codec/arguments/lenient_value.py": ["tests/test_arguments.py", "tests/test_recovery.py"],
-    "codec/arguments/tolerant.py": ["tests/test_tolerant_values.py"],
-    "codec/arguments/tolerant_parse.py": ["tests/test_tolerant_values.py"],
-    "codec/arguments/tolerant_schema.py": ["tests/test_tolerant_values.py"],
-    "codec/arguments/tolerant_text.py": ["tests/test_tolerant_values.py"],
-    "codec/formats/glm/arguments.py": [*_GAPS, "tests/test_recovery.py", "tests/test_schema_edges.py"],
-    "codec/formats/solar_open/arguments.py": [*_GAPS, "tests/test_recovery.py", "tests/test_schema_edges.py"],
-    "codec/formats/gemma4/arguments.py": [*_GAPS, "tests/test_recovery.py", "tests/test_schema_edges.py"],
 }
-"""Each module that can be mutated, and the test files that exercise it."""
+"""Narrow test lists for a quick look at one module (``--module``); the full run uses the
+selection of ``[tool.mutmut]``, and mutmut narrows it per function by what each test reaches."""
+
+STATUS = {
+    1: "killed",
+    3: "killed",  # pytest's internal error: the mutant broke the run
+    0: "survived",
+    5: "no tests",
+    33: "no tests",
+    34: "skipped",
+    36: "timeout",
+    -24: "timeout",
+    24: "timeout",
+    152: "timeout",
+    255: "timeout",
+    -11: "segfault",
+    -9: "segfault",
+    None: "not checked",
+}
+"""mutmut's exit codes (``mutmut.stats.status_by_exit_code``): a timeout or a crash is a kill."""
+
+_KILLED = {"killed", "timeout", "segfault"}
 
 
 def copy_checkout(work: Path) -> None:
@@ -91,109 +93,180 @@ def copy_checkout(work: Path) -> None:
             shutil.copy2(source, work / name)
 
 
-def config(module: str, timeout: float) -> str:
-    tests = " ".join(TESTS[module])
-    command = f"{sys.executable} -m pytest -x -q -p no:cacheprovider -p no:randomly {tests}"
-    return (
-        "[cosmic-ray]\n"
-        f'module-path = "{module}"\n'
-        f"timeout = {timeout}\n"
-        "excluded-modules = []\n"
-        f'test-command = "{command}"\n\n'
-        "[cosmic-ray.distributor]\n"
-        'name = "local"\n'
-    )
+def narrow_config(work: Path, module: str) -> None:
+    """Point the work copy's ``[tool.mutmut]`` at one module and its ``TESTS``."""
+    pyproject = work / "pyproject.toml"
+    text = pyproject.read_text(encoding="utf-8")
+    settings = tomllib.loads(text)["tool"]["mutmut"]
+    settings["only_mutate"] = [module]
+    settings["pytest_add_cli_args_test_selection"] = TESTS[module]
+    table = "".join(f"{key} = {json.dumps(value)}\n" for key, value in settings.items())
+    text = re.sub(r"(?ms)^\[tool\.mutmut\]\n.*?(?=^\[|\Z)", lambda _: f"[tool.mutmut]\n{table}\n", text)
+    pyproject.write_text(text, encoding="utf-8")
 
 
-def equivalent(module: str) -> set[tuple[str, int, int]]:
-    """``(operator, line, occurrence)`` of the mutants ``equivalent.toml`` lists for ``module``."""
-    listed = tomllib.loads((HERE / "equivalent.toml").read_text(encoding="utf-8")).get("mutant", [])
-    return {(m["operator"], m["line"], m.get("occurrence", 0)) for m in listed if m["module"] == module}
+def run_mutmut(work: Path, module: str | None, only: list[str], resume: bool) -> None:
+    """mutmut run in a fresh copy (or, with ``resume``, where the last run in ``work`` stopped):
+    on every module, on ``module`` against its narrow tests, or on the ``only`` modules."""
+    if not resume:
+        copy_checkout(work)
+        if module is not None:
+            narrow_config(work, module)
+    names = [module_pattern(path) for path in only]
+    if resume and (work / "mutants").exists():
+        # Named mutants are run again even when they have a verdict: name only the unchecked,
+        # and not those listed as equivalent (they would survive, at the cost of every test).
+        checked, listed = outcomes(work), equivalent()
+        pending = [
+            name
+            for path, statuses in checked.items()
+            if not only or path in only
+            for name, status in statuses.items()
+            if status == "not checked" and name not in listed
+        ]
+        if not pending:
+            return
+        names = pending
+    env = {**os.environ, "HYPOTHESIS_PROFILE": "mutation"}
+    command = [sys.executable, "-m", "mutmut", "run", *names]
+    subprocess.run(command, cwd=work, env=env, check=True, stdout=subprocess.DEVNULL)
 
 
-def sample(db_path: Path, size: int, seed: int) -> None:
-    """Keep ``size`` pending mutants, chosen by ``seed``; mark the others skipped."""
-    with use_db(str(db_path), WorkDB.Mode.open) as db:
-        # By what each mutant is, not its job id (a fresh random id per session): the same
-        # seed then samples the same mutants in every session on the same code.
-        items = sorted(db.pending_work_items, key=_identity)
-        keep = set(item.job_id for item in random.Random(seed).sample(items, min(size, len(items))))
-        skipped = WorkResult(worker_outcome=WorkerOutcome.SKIPPED, output="not sampled")
-        db.set_multiple_results([item.job_id for item in items if item.job_id not in keep], skipped)
+def module_pattern(path: str) -> str:
+    """mutmut's name pattern for every mutant of the module at ``path``."""
+    return path.removesuffix(".py").replace("/", ".") + ".*"
 
 
-def _identity(item: Any) -> tuple[str, int, int, int]:
-    mutation = item.mutations[0]
-    return (mutation.operator_name, mutation.start_pos[0], mutation.start_pos[1], mutation.occurrence)
+def outcomes(work: Path) -> dict[str, dict[str, str]]:
+    """Each mutated module's mutants and their status, from mutmut's files in ``work``."""
+    found: dict[str, dict[str, str]] = {}
+    if not (work / "mutants").exists():
+        return found
+    for meta in sorted((work / "mutants").rglob("*.py.meta")):
+        module = meta.relative_to(work / "mutants").as_posix().removesuffix(".meta")
+        codes = json.loads(meta.read_text(encoding="utf-8")).get("exit_code_by_key", {})
+        if codes:
+            found[module] = {name: STATUS.get(code, "suspicious") for name, code in codes.items()}
+    return found
 
 
-def summary(db_path: Path, module: str) -> dict[str, object]:
-    known = equivalent(module)
-    figures = {"generated": 0, "sampled": 0, "killed": 0, "survived": 0, "equivalent": 0, "incompetent": 0}
-    survivors = []
-    with use_db(str(db_path), WorkDB.Mode.open) as db:
-        figures["generated"] = db.num_work_items
-        for item, result in db.completed_work_items:
-            if result.worker_outcome == WorkerOutcome.SKIPPED:
+def diff(work: Path, name: str) -> str:
+    shown = subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=work, capture_output=True, text=True)
+    return shown.stdout.split("\n", 1)[1] if "\n" in shown.stdout else shown.stdout
+
+
+def equivalent() -> dict[str, dict[str, Any]]:
+    """The mutants ``mutation/equivalent/*.toml`` list, by mutmut's name."""
+    listed: dict[str, dict[str, Any]] = {}
+    for path in sorted((HERE / "equivalent").glob("*.toml")):
+        for entry in tomllib.loads(path.read_text(encoding="utf-8")).get("mutant", []):
+            listed[entry["name"]] = entry
+    return listed
+
+
+def _changed_line(mutant_diff: str) -> str:
+    """The mutated line, as the diff's ``+`` line shows it (without the mutant's renaming)."""
+    added = [
+        line[1:].strip() for line in mutant_diff.splitlines() if line.startswith("+") and not line.startswith("+++")
+    ]
+    return added[-1] if added else ""
+
+
+def summarise(work: Path) -> list[dict[str, Any]]:
+    """Per module: generated, killed, survived, equivalent, no tests; and each survivor's diff.
+
+    An equivalent entry counts only while the mutant's changed line is still the one it
+    was written for: a stale entry (the code moved under it) is reported, not trusted."""
+    listed = equivalent()
+    summaries = []
+    for module, statuses in outcomes(work).items():
+        counts: Counter[str] = Counter()
+        survivors, stale = [], []
+        for name, status in sorted(statuses.items()):
+            if status in _KILLED:
+                counts["killed"] += 1
                 continue
-            figures["sampled"] += 1
-            spec = item.mutations[0]
-            key = (spec.operator_name, spec.start_pos[0], spec.occurrence)
-            if result.worker_outcome != WorkerOutcome.NORMAL:  # the run itself failed: not a verdict
-                figures["incompetent"] += 1
+            entry = listed.get(name)
+            if status not in {"survived", "no tests"} and not (status == "not checked" and entry is not None):
+                counts[status.replace(" ", "_")] += 1
                 continue
-            if result.test_outcome == TestOutcome.SURVIVED and key in known:
-                figures["equivalent"] += 1
-            elif result.test_outcome == TestOutcome.SURVIVED:
-                figures["survived"] += 1
-                survivors.append({"operator": key[0], "line": key[1], "occurrence": key[2], "diff": result.diff})
-            elif result.test_outcome == TestOutcome.INCOMPETENT:
-                figures["incompetent"] += 1
-            else:
-                figures["killed"] += 1
-    return {"module": module, **figures, "survivors": survivors}
+            change = diff(work, name)
+            if entry is not None and entry.get("line") == _changed_line(change):
+                counts["equivalent"] += 1  # run or not (--resume skips them): the same verdict
+                continue
+            if status == "not checked":
+                counts["not_checked"] += 1
+                stale.append(name)
+                continue
+            if entry is not None:
+                stale.append(name)
+            counts["survived" if status == "survived" else "no_tests"] += 1
+            survivors.append({"name": name, "status": status, "diff": change})
+        generated = len(statuses)
+        counted = generated - counts["equivalent"] - counts["not_checked"] - counts["skipped"]
+        summaries.append(
+            {
+                "module": module,
+                "generated": generated,
+                "killed": counts["killed"],
+                "survived": counts["survived"],
+                "no_tests": counts["no_tests"],
+                "equivalent": counts["equivalent"],
+                "not_checked": counts["not_checked"] + counts["skipped"],
+                "complete": counts["not_checked"] + counts["skipped"] == 0,
+                "score": round(counts["killed"] / counted, 4) if counted else None,
+                "stale_equivalents": stale,
+                "survivors": survivors,
+            }
+        )
+    return summaries
+
+
+def write_results(summaries: list[dict[str, Any]]) -> None:
+    RESULTS.mkdir(exist_ok=True)
+    for summary in summaries:
+        slug = summary["module"].removesuffix(".py").replace("/", ".")
+        (RESULTS / f"{slug}.json").write_text(
+            json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+    rows = [
+        "| module | generated | not checked | killed | survived | no tests | equivalent | score |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for s in summaries:
+        score = "-" if s["score"] is None else f"{s['score']:.1%}" + ("" if s["complete"] else " (partial)")
+        keys = ("generated", "not_checked", "killed", "survived", "no_tests", "equivalent")
+        counts = (str(s[key]) for key in keys)
+        cells = [f"`{s['module']}`", *counts]
+        rows.append("| " + " | ".join([*cells, score]) + " |")
+    print("\n".join(rows))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--module", required=True, choices=sorted(TESTS))
-    parser.add_argument("--sample", type=int, default=20, help="mutants to run (the rest are skipped)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per mutant's test run")
+    parser.add_argument("--module", choices=sorted(TESTS), help="one module, against its narrow test list")
+    parser.add_argument("--only", action="append", default=[], help="only this module's mutants (repeatable)")
+    parser.add_argument("--resume", action="store_true", help="go on where the last run in the work folder stopped")
     parser.add_argument("--work", type=Path, default=None, help="work folder (default: a temp folder)")
-    parser.add_argument("--report", action="store_true", help="only recount the last session (equivalent.toml edited)")
+    parser.add_argument("--report", action="store_true", help="only recount the last run (an equivalent entry edited)")
     parser.add_argument(
-        "--fail-on-survivors",
-        action="store_true",
-        help="exit 1 when a mutant not listed as equivalent survives",
+        "--fail-on-survivors", action="store_true", help="exit 1 when a mutant not listed as equivalent survives"
     )
     args = parser.parse_args()
-    slug = args.module.replace("/", ".").removesuffix(".py")
+    slug = "all" if args.module is None else args.module.replace("/", ".").removesuffix(".py")
     work = args.work or Path(os.environ.get("TMPDIR", "/tmp")) / f"codec-mutation-{slug}"
     if not args.report:
-        run_session(work, args.module, args.sample, args.seed, args.timeout)
-    result = {"seed": args.seed, **summary(work / "session.sqlite", args.module)}
-    out = HERE / "results" / f"{slug}.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    shown = {k: v for k, v in result.items() if k != "survivors"}
-    print(json.dumps(shown), f"-> {out.relative_to(ROOT)}")
-    if args.fail_on_survivors and result["survived"]:
-        for survivor in result["survivors"]:  # type: ignore[attr-defined]
-            print(f"survived: {survivor['operator']} at line {survivor['line']}\n{survivor['diff']}")
+        run_mutmut(work, args.module, args.only, args.resume)
+    summaries = summarise(work)
+    write_results(summaries)
+    failed = [s for s in summaries if s["survived"] or s["no_tests"] or s["stale_equivalents"]]
+    if args.fail_on_survivors and failed:
+        for summary in failed:
+            for survivor in summary["survivors"]:
+                print(f"{survivor['status']}: {survivor['name']}\n{survivor['diff']}")
+            for name in summary["stale_equivalents"]:
+                print(f"stale equivalent entry: {name} (its mutant changed; read it again)")
         sys.exit(1)
-
-
-def run_session(work: Path, module: str, size: int, seed: int, timeout: float) -> None:
-    """A fresh copy, a new cosmic-ray session for ``module``, a sample of it run."""
-    copy_checkout(work)
-    (work / "mutation.toml").write_text(config(module, timeout), encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(work)}  # the copy's codec, not the editable install's
-    cosmic_ray = [sys.executable, "-m", "cosmic_ray.cli"]
-    db_path = work / "session.sqlite"
-    subprocess.run([*cosmic_ray, "init", "mutation.toml", str(db_path)], cwd=work, env=env, check=True)
-    sample(db_path, size, seed)
-    subprocess.run([*cosmic_ray, "exec", "mutation.toml", str(db_path)], cwd=work, env=env, check=True)
 
 
 if __name__ == "__main__":

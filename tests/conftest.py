@@ -6,7 +6,9 @@ Profiles, chosen with the HYPOTHESIS_PROFILE environment variable:
 - ``ci``: derandomized (the same examples every run, so CI is reproducible) and at least 300
   examples per property — the render-parity properties need that many to meet every template
   branch;
-- ``thorough``: many more random examples, for long local runs.
+- ``thorough``: many more random examples, for long local runs;
+- ``mutation``: few examples, derandomized, for mutation testing (``docs/mutation.md``): every
+  mutant meets the same examples, and a surviving mutant's full test run stays short.
 
 ``pytest --with-throwaway-format`` registers ``THROWAWAY`` (GLM's registry entry under another
 name, with no model ids) before the tests are collected. The generic tests parametrize over
@@ -22,19 +24,31 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
-from codec import registry
+from codec import memo, registry
 
 # Conversations are large composite draws; generating them is slow but not a bug.
 _SLOW_DATA = [HealthCheck.too_slow, HealthCheck.data_too_large]
 
 settings.register_profile("default", max_examples=60, deadline=None, suppress_health_check=_SLOW_DATA)
 settings.register_profile("ci", max_examples=300, derandomize=True, deadline=None, suppress_health_check=_SLOW_DATA)
+settings.register_profile(
+    "mutation", max_examples=20, derandomize=True, deadline=None, suppress_health_check=_SLOW_DATA
+)
 settings.register_profile("thorough", max_examples=3000, deadline=None, suppress_health_check=_SLOW_DATA)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 THROWAWAY_OPTION = "--with-throwaway-format"
 THROWAWAY = dataclasses.replace(registry.FORMATS["glm"], name="glm-copy", model_ids=(), model_family="glm-copy")
 """A format that only the tests know: an existing template and grammar under a new name."""
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _fresh_memos_under_mutation() -> None:
+    """Under mutmut (``docs/mutation.md``) each mutant's tests run in a process forked from one
+    whose memos are full: a mutant in a compiled grammar, a primed parser or a call head would
+    never run. Emptying them before each test module makes the code run again."""
+    if os.environ.get("MUTANT_UNDER_TEST"):
+        memo.clear_all()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -272,6 +272,7 @@ def long_string_arguments(length: int) -> str:
     return json.dumps({"path": "a.py", "text": 'ab\ncd"éf😀' * (length // 10)}, ensure_ascii=True)
 
 
+@pytest.mark.scale
 @pytest.mark.parametrize("length", [50_000, 200_000])
 def test_each_character_is_examined_a_bounded_number_of_times(length: int) -> None:
     text = long_string_arguments(length)
@@ -299,6 +300,7 @@ def examined_per_feed(text: str, chunk: int = 4) -> list[int]:
     return work
 
 
+@pytest.mark.scale
 @pytest.mark.parametrize("shape", sorted(LONG_VALUES))
 def test_cost_per_feed_does_not_grow_with_what_came_before(shape: str) -> None:
     """Four times the text in 4-character feeds is four times the work, counted in characters

@@ -18,6 +18,8 @@ from codec.engine.grammar import compiled
 from codec.registry import FORMATS
 from support.parsing import TOOLS, ids
 
+pytestmark = pytest.mark.scale  # large inputs: left out of mutation runs (docs/mutation.md)
+
 CODE_LINE = "    total = compute(values[i], weights[i]) + offset  # step\n"
 
 

@@ -387,6 +387,7 @@ def _calls(text: str) -> int:
     return sum(stat[1] for stat in pstats.Stats(profile).stats.values())  # type: ignore[attr-defined]
 
 
+@pytest.mark.scale
 def test_work_grows_linearly_with_the_text() -> None:
     small, large = _calls(_mixed(5_000)), _calls(_mixed(50_000))
     assert large <= 10 * small * 1.1, (small, large)
@@ -401,6 +402,7 @@ def _seconds(text: str) -> float:
     return best
 
 
+@pytest.mark.scale
 @pytest.mark.parametrize(
     "make",
     [

@@ -23,11 +23,12 @@ from lark.exceptions import UnexpectedInput
 from lark.lexer import Token
 
 from codec.engine.grammar import CompiledGrammar, compiled
+from codec.memo import memo
 
 Stack = tuple[int, ...]
 
-_ACCEPTS: dict[tuple[str, Stack], frozenset[str]] = {}
-_STEPS: dict[tuple[str, Stack, str], tuple[Stack, tuple[str, ...]]] = {}
+_ACCEPTS: dict[tuple[str, Stack], frozenset[str]] = memo({})
+_STEPS: dict[tuple[str, Stack, str], tuple[Stack, tuple[str, ...]]] = memo({})
 _TABLE_LIMIT = 20_000
 CACHED_DEPTH = 256
 """Deepest stack whose steps are remembered: memory stays below limit x depth integers."""
@@ -146,7 +147,7 @@ def cached_accepts(grammar_name: str, parser: Any, stack: Stack | None = None) -
     return accepted
 
 
-_CONFS: dict[tuple[str, str], tuple[Any, Any]] = {}
+_CONFS: dict[tuple[str, str], tuple[Any, Any]] = memo({})
 
 
 def _shared_confs(grammar_file: str, start: str, conf: Any) -> tuple[Any, Any]:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from codec.engine.grammar import CompiledGrammar
 from codec.engine.lalr import CACHED_DEPTH, LalrCursor, Stack
 from codec.engine.patterns import IGNORED, next_token
+from codec.memo import memo
 
 WINDOW = 3
 """Markers of lookahead an edit is judged on."""
@@ -43,10 +44,10 @@ WINDOW_CHARS = 512
 _VALUE_WORDS = frozenset({"true", "false", "null", "True", "False", "None"})
 _CALL_OPEN = "CALL_OPEN"
 
-_AFTER: dict[tuple[str, Stack, str], frozenset[str]] = {}  # what a state accepts after a marker
+_AFTER: dict[tuple[str, Stack, str], frozenset[str]] = memo({})  # what a state accepts after a marker
 _AFTER_LIMIT = 4096
 
-_HEADS: dict[tuple[str, str], CallHead | None] = {}  # (grammar, opener) -> the head of its calls
+_HEADS: dict[tuple[str, str], CallHead | None] = memo({})  # (grammar, opener) -> the head of its calls
 
 Piece = tuple[str | None, str]  # (marker terminal, text) or (None, free text), as the scanner gives them
 

@@ -37,6 +37,7 @@ from codec.engine.scanner import MarkerScanner
 from codec.errors import CodecError, ParseError
 from codec.events import Event
 from codec.limits import DEFAULT_LIMITS, Limits
+from codec.memo import memo
 from codec.models import AssistantMessage, Diagnostic
 
 CONTENT = "CONTENT"
@@ -53,7 +54,7 @@ PATTERN_BUFFER_LIMIT = 1024
 """Text held for pattern lexing before it must be decided (a header, never a payload)."""
 
 _PRIMED_LIMIT = 256
-_PRIMED: dict[tuple[str, str], Stack] = {}  # (grammar, generation prompt) -> the primed stack
+_PRIMED: dict[tuple[str, str], Stack] = memo({})  # (grammar, generation prompt) -> the primed stack
 
 
 class StreamParser:

@@ -25,6 +25,7 @@ from codec.engine.whole_prompt import prompt_tree
 from codec.formats import RenderFn
 from codec.formats._prompt import MediaRules, content_of, sequential_ids, text_of, wrap_tool
 from codec.formats.glm.effort import control_as_parts
+from codec.memo import memo
 from codec.models import (
     AnyMessage,
     AssistantMessage,
@@ -136,7 +137,7 @@ def _effort_mode(options: dict[str, Any], generation: _Block | None) -> dict[str
     return {"regular": True}
 
 
-_EFFORT_HEADERS: dict[tuple[str, str], dict[str, str]] = {}
+_EFFORT_HEADERS: dict[tuple[str, str], dict[str, str]] = memo({})
 
 
 def effort_headers(spec: FormatSpec, render: RenderFn) -> dict[str, str]:
