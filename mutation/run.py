@@ -172,7 +172,7 @@ def _changed_line(mutant_diff: str) -> str:
     return added[-1] if added else ""
 
 
-def summarise(work: Path) -> list[dict[str, Any]]:
+def summarise(work: Path, only: list[str] | None = None) -> list[dict[str, Any]]:
     """Per module: generated, killed, survived, equivalent, no tests; and each survivor's diff.
 
     An equivalent entry counts only while the mutant's changed line is still the one it
@@ -180,6 +180,8 @@ def summarise(work: Path) -> list[dict[str, Any]]:
     listed = equivalent()
     summaries = []
     for module, statuses in outcomes(work).items():
+        if only and module not in only:
+            continue
         counts: Counter[str] = Counter()
         survivors, stale = [], []
         for name, status in sorted(statuses.items()):
@@ -257,7 +259,7 @@ def main() -> None:
     work = args.work or Path(os.environ.get("TMPDIR", "/tmp")) / f"codec-mutation-{slug}"
     if not args.report:
         run_mutmut(work, args.module, args.only, args.resume)
-    summaries = summarise(work)
+    summaries = summarise(work, only=args.only)
     write_results(summaries)
     failed = [s for s in summaries if s["survived"] or s["no_tests"] or s["stale_equivalents"]]
     if args.fail_on_survivors and failed:

@@ -65,7 +65,8 @@ def decode_value(
     ``<|"|>``, which the caller takes from the format's grammar. It closes a string only where
     the structure follows it; elsewhere inside the string it is text (``inner_quote_token``).
     With ``None`` only ``"`` and ``'`` quote strings, and the token is ordinary text. An empty
-    ``verbatim_quote`` is a ``ValueError``.
+    ``verbatim_quote``, or one that begins with ``,``, ``]`` or ``}`` (where a value's comma or
+    closing bracket stands), is a ``ValueError``.
 
     ``decode_value('{a:<|"|>x<|"|>,b:[1,],}', verbatim_quote='<|"|>')`` is
     ``{"a": "x", "b": [1]}`` with ``bare_key`` and ``trailing_comma`` repairs;

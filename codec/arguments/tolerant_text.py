@@ -101,9 +101,13 @@ def skip_space(text: str, pos: int) -> int:
 
 
 def quotes(verbatim: str | None) -> tuple[str, ...]:
-    """The quotes a string may open with: the ``verbatim`` quote (if any) first, then ``QUOTES``."""
+    """The quotes a string may open with: the ``verbatim`` quote (if any) first, then ``QUOTES``.
+    A verbatim quote that begins with ``,``, ``]`` or ``}`` is refused: after a value it stands
+    where the comma or closing bracket does, and no reading could move past it."""
     if verbatim == "":
         raise ValueError("a verbatim quote cannot be empty")
+    if verbatim is not None and verbatim[0] in ",]}":
+        raise ValueError(f"a verbatim quote cannot begin with {verbatim[0]!r}: the structure stands there")
     return QUOTES if verbatim is None else (verbatim, *QUOTES)
 
 
