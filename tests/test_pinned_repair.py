@@ -140,13 +140,16 @@ def test_text_after_the_third_marker_is_not_judged() -> None:
 GLM_CLOSED = "</think><tool_call>f<arg_key>a</arg_key><arg_value>x</arg_value>"
 
 
-def test_the_lookahead_stops_at_the_text_after_512_characters() -> None:
-    """600 characters after the closer, then ``</arg_value>z<|user|>``: the window is the first
-    512 characters and the ``</arg_value>``, where reading the closer as text costs 1 against
-    2; the ``z`` and ``<|user|>`` past the limit (which would tie the two) are left out."""
-    reply = GLM.parse(GLM_CLOSED + "y" * 600 + "</arg_value>z<|user|>")
-    assert [(call.name, call.arguments) for call in reply.tool_calls] == [("f", {"a": "x</arg_value>" + "y" * 600})]
-    assert reply.content == "z"
+def test_the_lookahead_ends_when_its_text_reaches_512_characters() -> None:
+    """600 characters after the closer, then ``</arg_value>z<|user|>``: the window is full at
+    the first 512 characters, so the ``</arg_value>`` after them is not judged (a stream decides
+    there, before it arrives). On text alone the two readings tie and the closer wins: the call
+    ends with ``x``, and the text is content."""
+    text = GLM_CLOSED + "y" * 600 + "</arg_value>z<|user|>"
+    reply = GLM.parse(text)
+    assert [(call.name, call.arguments) for call in reply.tool_calls] == [("f", {"a": "x"})]
+    assert reply.content == "y" * 600 + "</arg_value>z"
+    assert _outcome(_fed(GLM.stream(), text, 1)) == _outcome(reply)
 
 
 def test_text_up_to_512_characters_is_judged() -> None:
@@ -158,13 +161,15 @@ def test_text_up_to_512_characters_is_judged() -> None:
 
 
 def test_the_512_characters_are_counted_across_the_texts_of_the_window() -> None:
-    """300 characters, ``<arg_key>``, 300 more, ``</arg_value>``: the limit falls inside the
-    second text, so the ``z<|user|>`` after the closer (which would tie the two readings) is
-    left out and reading the closers as value text wins, 2 against 3."""
+    """300 characters, ``<arg_key>``, 300 more, ``</arg_value>``: the window fills inside the
+    second text, so the ``</arg_value>`` after it is not judged; the closer wins as above, and
+    both markers inside the text are kept as text."""
     value = "y" * 300 + "<arg_key>" + "y" * 300
-    reply = GLM.parse(GLM_CLOSED + value + "</arg_value>z<|user|>")
-    assert [(call.name, call.arguments) for call in reply.tool_calls] == [("f", {"a": "x</arg_value>" + value})]
-    assert reply.content == "z"
+    text = GLM_CLOSED + value + "</arg_value>z<|user|>"
+    reply = GLM.parse(text)
+    assert [(call.name, call.arguments) for call in reply.tool_calls] == [("f", {"a": "x"})]
+    assert reply.content == value + "</arg_value>z"
+    assert _outcome(_fed(GLM.stream(), text, 5)) == _outcome(reply)
 
 
 def test_a_closer_is_judged_alike_whole_and_one_character_at_a_time() -> None:
@@ -278,3 +283,27 @@ def test_a_repair_completes_a_call_with_literal_punctuation() -> None:
     assert [(d.code, d.offset, d.message) for d in reply.diagnostics] == [
         ("missing_marker", 18, "inserted {} before <tool_call|> ('<tool_call|>')")
     ]
+
+
+def _fed(parser: codec.StreamParser, text: str, size: int) -> codec.AssistantMessage:
+    for start in range(0, len(text), size):
+        parser.feed(text[start : start + size])
+    parser.close()
+    return parser.message
+
+
+def _outcome(reply: codec.AssistantMessage) -> tuple[object, ...]:
+    calls = [(call.name, call.arguments) for call in reply.tool_calls]
+    return calls, reply.content, [(d.code, d.offset) for d in reply.diagnostics]
+
+
+@pytest.mark.parametrize("spaces", range(505, 516))
+def test_a_repair_decided_at_the_lookahead_limit_does_not_depend_on_the_chunks(spaces: int) -> None:
+    """A refused string closer followed by text near ``WINDOW_CHARS`` long, then another marker:
+    the whole parse used to look at that marker when the text filled the window exactly (a
+    stream decides as soon as the window is full, before the marker arrives), so the whole and
+    the streamed reading parted for 510 and 511 spaces."""
+    text = '<|tool_call>call:run_code{code:<|"|>say <|"|>' + " " * spaces + 'hi<|"|>}<tool_call|>'
+    whole = _outcome(GEMMA.parse(text))
+    for size in (1, 7, 64):
+        assert _outcome(_fed(GEMMA.stream(), text, size)) == whole, size

@@ -109,6 +109,8 @@ def lookahead(pieces: Iterable[Piece]) -> tuple[list[Piece], bool]:
             window[-1] = (None, window[-1][1] + text)
         else:
             window.append((None, text))
+        if chars >= WINDOW_CHARS:  # full: a stream decides here (window_ready), before what follows
+            return window, True
     return window, False
 
 
