@@ -31,6 +31,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from mutmut.stats import status_by_exit_code
+
 ROOT = Path(__file__).resolve().parent.parent
 HERE = ROOT / "mutation"
 RESULTS = HERE / "results"
@@ -55,25 +57,7 @@ TESTS: dict[str, list[str]] = {
 """Narrow test lists for a quick look at one module (``--module``); the full run uses the
 selection of ``[tool.mutmut]``, and mutmut narrows it per function by what each test reaches."""
 
-STATUS = {
-    1: "killed",
-    3: "killed",  # pytest's internal error: the mutant broke the run
-    0: "survived",
-    5: "no tests",
-    33: "no tests",
-    34: "skipped",
-    36: "timeout",
-    -24: "timeout",
-    24: "timeout",
-    152: "timeout",
-    255: "timeout",
-    -11: "segfault",
-    -9: "segfault",
-    None: "not checked",
-}
-"""mutmut's exit codes (``mutmut.stats.status_by_exit_code``): a timeout or a crash is a kill."""
-
-_KILLED = {"killed", "timeout", "segfault"}
+_KILLED = {"killed", "timeout", "segfault"}  # mutmut counts a hang or a crash as caught too
 
 
 def copy_checkout(work: Path) -> None:
@@ -146,7 +130,7 @@ def outcomes(work: Path) -> dict[str, dict[str, str]]:
         module = meta.relative_to(work / "mutants").as_posix().removesuffix(".meta")
         codes = json.loads(meta.read_text(encoding="utf-8")).get("exit_code_by_key", {})
         if codes:
-            found[module] = {name: STATUS.get(code, "suspicious") for name, code in codes.items()}
+            found[module] = {name: status_by_exit_code[code] for name, code in codes.items()}
     return found
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 import codec
+from support.parsing import outcome
 
 GEMMA = codec.load("gemma4")
 TOOLS = [
@@ -19,11 +20,6 @@ TOOLS = [
         },
     }
 ]
-
-
-def _outcome(reply: codec.AssistantMessage) -> tuple[object, ...]:
-    calls = [(call.name, call.arguments) for call in reply.tool_calls]
-    return calls, reply.content, [(d.code, d.offset) for d in reply.diagnostics]
 
 
 @pytest.mark.parametrize(
@@ -44,4 +40,4 @@ def test_a_bare_value_split_anywhere_reads_as_the_whole(arguments: str) -> None:
         parser.feed(text[:split])
         parser.feed(text[split:])
         parser.close()
-        assert _outcome(parser.message) == _outcome(whole), split
+        assert outcome(parser.message) == outcome(whole), split

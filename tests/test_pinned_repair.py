@@ -9,6 +9,7 @@ import pytest
 
 import codec
 from codec.events import ContentDelta
+from support.parsing import chunked, outcome, stream_chunks
 
 GEMMA = codec.load("gemma4")
 GLM = codec.load("glm")
@@ -149,7 +150,7 @@ def test_the_lookahead_ends_when_its_text_reaches_512_characters() -> None:
     reply = GLM.parse(text)
     assert [(call.name, call.arguments) for call in reply.tool_calls] == [("f", {"a": "x"})]
     assert reply.content == "y" * 600 + "</arg_value>z"
-    assert _outcome(_fed(GLM.stream(), text, 1)) == _outcome(reply)
+    assert outcome(stream_chunks("glm", chunked(text, 1), tools=[])[1]) == outcome(reply)
 
 
 def test_text_up_to_512_characters_is_judged() -> None:
@@ -169,7 +170,7 @@ def test_the_512_characters_are_counted_across_the_texts_of_the_window() -> None
     reply = GLM.parse(text)
     assert [(call.name, call.arguments) for call in reply.tool_calls] == [("f", {"a": "x"})]
     assert reply.content == value + "</arg_value>z"
-    assert _outcome(_fed(GLM.stream(), text, 5)) == _outcome(reply)
+    assert outcome(stream_chunks("glm", chunked(text, 5), tools=[])[1]) == outcome(reply)
 
 
 def test_a_closer_is_judged_alike_whole_and_one_character_at_a_time() -> None:
@@ -285,18 +286,6 @@ def test_a_repair_completes_a_call_with_literal_punctuation() -> None:
     ]
 
 
-def _fed(parser: codec.StreamParser, text: str, size: int) -> codec.AssistantMessage:
-    for start in range(0, len(text), size):
-        parser.feed(text[start : start + size])
-    parser.close()
-    return parser.message
-
-
-def _outcome(reply: codec.AssistantMessage) -> tuple[object, ...]:
-    calls = [(call.name, call.arguments) for call in reply.tool_calls]
-    return calls, reply.content, [(d.code, d.offset) for d in reply.diagnostics]
-
-
 @pytest.mark.parametrize("spaces", range(505, 516))
 def test_a_repair_decided_at_the_lookahead_limit_does_not_depend_on_the_chunks(spaces: int) -> None:
     """A refused string closer followed by text near ``WINDOW_CHARS`` long, then another marker:
@@ -304,6 +293,6 @@ def test_a_repair_decided_at_the_lookahead_limit_does_not_depend_on_the_chunks(s
     stream decides as soon as the window is full, before the marker arrives), so the whole and
     the streamed reading parted for 510 and 511 spaces."""
     text = '<|tool_call>call:run_code{code:<|"|>say <|"|>' + " " * spaces + 'hi<|"|>}<tool_call|>'
-    whole = _outcome(GEMMA.parse(text))
+    whole = outcome(GEMMA.parse(text))
     for size in (1, 7, 64):
-        assert _outcome(_fed(GEMMA.stream(), text, size)) == whole, size
+        assert outcome(stream_chunks("gemma4", chunked(text, size), tools=[])[1]) == whole, size

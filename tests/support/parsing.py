@@ -46,6 +46,18 @@ def stream_chunks(
     return events, parser.message, [d.code for d in parser.diagnostics]
 
 
+def chunked(text: str, size: int) -> list[str]:
+    """``text`` in pieces of ``size`` characters."""
+    return [text[start : start + size] for start in range(0, len(text), size)]
+
+
+def outcome(reply: codec.AssistantMessage) -> tuple[object, ...]:
+    """What a reading decided, without the call ids (made up anew by each parser): the calls,
+    the content and where each diagnostic is."""
+    calls = [(call.name, call.arguments) for call in reply.tool_calls]
+    return calls, reply.content, [(d.code, d.offset) for d in reply.diagnostics]
+
+
 def fold(events: list[Event]) -> dict[str, Any]:
     """Rebuild the OpenAI message a streaming client would hold from the events alone, checking
     the event protocol on the way (start before deltas, fragments join to the final JSON)."""
