@@ -15,6 +15,11 @@ MAX_VALUE_DEPTH = 256
 what ``json.dumps`` survives, far above what a tool call needs)."""
 
 
+class NestedTooDeep(ValueError):
+    """A value nested deeper than ``MAX_VALUE_DEPTH`` (a ``ValueError``, so pydantic reports it
+    as a validation error and keeps it, for those who must tell it from other errors)."""
+
+
 def deeper_than(value: Any, limit: int) -> bool:
     """Whether ``value`` nests mappings and lists/tuples more than ``limit`` levels deep."""
     stack: list[tuple[Any, int]] = [(value, 0)]

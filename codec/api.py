@@ -12,7 +12,11 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, cast
 
+from lark.exceptions import VisitError
+from pydantic import ValidationError
+
 from codec import _canonical, constrain, registry
+from codec._nesting import MAX_VALUE_DEPTH, NestedTooDeep
 from codec._prefix import PrefixCheck
 from codec._prefix import check as check_prefix
 from codec._resources import read_text
@@ -264,6 +268,16 @@ class Codec:
         except ParseError:
             raise
         except Exception as error:  # one error contract: text that fits the grammar but not the reader
+            if _nested_too_deep(error):
+                raise ParseError(
+                    "too_deep",
+                    offset=0,
+                    line=1,
+                    column=1,
+                    found="",
+                    expected=(),
+                    detail=f"a value in the prompt nests deeper than {MAX_VALUE_DEPTH} levels",
+                ) from None
             raise ParseError(
                 "unreadable_prompt",
                 offset=0,
@@ -448,3 +462,14 @@ def _recognised(template: TemplateFile) -> Codec:
     found = recognise(template.text, template.origin)
     origin = f"{template.origin}, recognised by {found.how}"
     return Codec(registry.find(found.format), template.text, origin=origin)
+
+
+def _nested_too_deep(error: BaseException) -> bool:
+    """Whether reading a prompt failed on a value nested past ``MAX_VALUE_DEPTH``: raised by a
+    model's validator (pydantic keeps it in the error's context) inside a rule of the tree (Lark
+    wraps it), or Python's own recursion limit reached first."""
+    if isinstance(error, VisitError):
+        error = error.orig_exc
+    if isinstance(error, ValidationError):
+        return any(isinstance(detail.get("ctx", {}).get("error"), NestedTooDeep) for detail in error.errors())
+    return isinstance(error, NestedTooDeep | RecursionError)

@@ -37,7 +37,7 @@ from pydantic import (
 )
 
 from codec._client_input import with_responses_content, without_unprintable
-from codec._nesting import MAX_VALUE_DEPTH, deeper_than
+from codec._nesting import MAX_VALUE_DEPTH, NestedTooDeep, deeper_than
 from codec.errors import RenderError
 
 
@@ -112,7 +112,7 @@ class ToolCall(_Frozen):
     @classmethod
     def _bounded(cls, arguments: dict[str, Any]) -> dict[str, Any]:
         if deeper_than(arguments, MAX_VALUE_DEPTH):  # json.dumps and templates would recurse past it
-            raise ValueError(f"arguments nested deeper than {MAX_VALUE_DEPTH} levels")
+            raise NestedTooDeep(f"arguments nested deeper than {MAX_VALUE_DEPTH} levels")
         return arguments
 
     @property
@@ -146,7 +146,7 @@ def _arguments_object(arguments: Any) -> Any:
         except json.JSONDecodeError as error:
             raise ValueError(f"arguments are not valid JSON: {error}") from None
         except RecursionError:
-            raise ValueError(f"arguments nested deeper than {MAX_VALUE_DEPTH} levels") from None
+            raise NestedTooDeep(f"arguments nested deeper than {MAX_VALUE_DEPTH} levels") from None
     if not isinstance(arguments, Mapping):
         raise ValueError(f"arguments must be a JSON object, got {type(arguments).__name__}")
     return dict(arguments)

@@ -62,19 +62,47 @@ _KILLED = {"killed", "timeout", "segfault"}  # mutmut counts a hang or a crash a
 
 def copy_checkout(work: Path) -> None:
     """The checkout's tracked and new (not ignored) files, as they are now, into ``work``."""
+    if work.exists():
+        shutil.rmtree(work)
+    for name in _listed_files():
+        source = ROOT / name
+        if source.is_file():
+            (work / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, work / name)
+
+
+def refresh_checkout(work: Path) -> set[str]:
+    """Bring the work copy up to the checkout without losing mutmut's results: write the files
+    that differ (mutmut then makes the mutants of changed functions again and learns the new
+    tests). The changed files, by path.
+
+    The ``[tool.mutmut]`` table must not have changed: mutmut drops every verdict when the test
+    selection or the pytest arguments change."""
+    settings = [
+        tomllib.loads(path.read_text(encoding="utf-8"))["tool"]["mutmut"]
+        for path in (ROOT / "pyproject.toml", work / "pyproject.toml")
+    ]
+    if settings[0] != settings[1]:
+        sys.exit("[tool.mutmut] changed since the run began: mutmut would start again; run afresh instead")
+    changed = set()
+    for name in _listed_files():
+        source, target = ROOT / name, work / name
+        if source.is_file() and (not target.is_file() or target.read_bytes() != source.read_bytes()):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+            changed.add(name)
+    return changed
+
+
+def _listed_files() -> list[str]:
+    """The checkout's tracked and new (not ignored) files."""
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT,
         capture_output=True,
         check=True,
     ).stdout.decode()
-    if work.exists():
-        shutil.rmtree(work)
-    for name in filter(None, listed.split("\0")):
-        source = ROOT / name
-        if source.is_file():
-            (work / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, work / name)
+    return list(filter(None, listed.split("\0")))
 
 
 def narrow_config(work: Path, module: str) -> None:
@@ -89,9 +117,31 @@ def narrow_config(work: Path, module: str) -> None:
     pyproject.write_text(text, encoding="utf-8")
 
 
-def run_mutmut(work: Path, module: str | None, only: list[str], resume: bool) -> None:
+def run_mutmut(work: Path, module: str | None, only: list[str], resume: bool, refresh: bool = False) -> None:
     """mutmut run in a fresh copy (or, with ``resume``, where the last run in ``work`` stopped):
-    on every module, on ``module`` against its narrow tests, or on the ``only`` modules."""
+    on every module, on ``module`` against its narrow tests, or on the ``only`` modules.
+
+    ``refresh`` brings a finished run up to the checkout: every mutant of a changed module again,
+    and of the others those that survived, against the tests as they are now."""
+    if refresh:
+        changed = refresh_checkout(work)
+        # Which tests reach each function, learnt again from every test as it is now (mutmut
+        # keeps its verdicts and learns only tests with new names otherwise).
+        (work / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
+        listed, checked = equivalent(), outcomes(work)
+        names = []
+        for path in only or sorted(checked):
+            if path in changed:
+                names.append(module_pattern(path))
+                continue
+            names += [
+                name
+                for name, status in checked.get(path, {}).items()
+                if status in {"survived", "no tests", "not checked"} and name not in listed
+            ]
+        if names:
+            _mutmut_run(work, names)
+        return
     if not resume:
         copy_checkout(work)
         if module is not None:
@@ -111,6 +161,11 @@ def run_mutmut(work: Path, module: str | None, only: list[str], resume: bool) ->
         if not pending:
             return
         names = pending
+    _mutmut_run(work, names)
+
+
+def _mutmut_run(work: Path, names: list[str]) -> None:
+    """``mutmut run`` on ``names`` (all mutants if none) in ``work``, under the ``mutation`` profile."""
     env = {**os.environ, "HYPOTHESIS_PROFILE": "mutation"}
     command = [sys.executable, "-m", "mutmut", "run", *names]
     subprocess.run(command, cwd=work, env=env, check=True, stdout=subprocess.DEVNULL)
@@ -233,6 +288,11 @@ def main() -> None:
     parser.add_argument("--module", choices=sorted(TESTS), help="one module, against its narrow test list")
     parser.add_argument("--only", action="append", default=[], help="only this module's mutants (repeatable)")
     parser.add_argument("--resume", action="store_true", help="go on where the last run in the work folder stopped")
+    parser.add_argument(
+        "--refresh",
+        action="store_true",
+        help="bring the last run up to the checkout: changed modules again, survivors against today's tests",
+    )
     parser.add_argument("--work", type=Path, default=None, help="work folder (default: a temp folder)")
     parser.add_argument("--report", action="store_true", help="only recount the last run (an equivalent entry edited)")
     parser.add_argument(
@@ -242,7 +302,7 @@ def main() -> None:
     slug = "all" if args.module is None else args.module.replace("/", ".").removesuffix(".py")
     work = args.work or Path(os.environ.get("TMPDIR", "/tmp")) / f"codec-mutation-{slug}"
     if not args.report:
-        run_mutmut(work, args.module, args.only, args.resume)
+        run_mutmut(work, args.module, args.only, args.resume, args.refresh)
     summaries = summarise(work, only=args.only)
     write_results(summaries)
     failed = [s for s in summaries if s["survived"] or s["no_tests"] or s["stale_equivalents"]]

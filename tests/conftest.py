@@ -51,6 +51,17 @@ def _fresh_memos_under_mutation() -> None:
         memo.clear_all()
 
 
+@pytest.fixture(autouse=True)
+def _fresh_memos_for_mutmut_s_map() -> None:
+    """mutmut first runs every test once (``MUTANT_UNDER_TEST=stats``) to learn which tests
+    reach each function. With the memos emptied only per module, the code that fills one
+    (compiling a grammar, finding a call head) would be credited to the first test of each
+    module alone, and only that test would meet its mutants; emptied before every test here,
+    each test that needs the code is credited with it."""
+    if os.environ.get("MUTANT_UNDER_TEST") == "stats":
+        memo.clear_all()
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         THROWAWAY_OPTION,

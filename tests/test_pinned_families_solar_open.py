@@ -159,3 +159,20 @@ def test_arguments_that_are_not_an_object_are_content() -> None:
     message = feed([CALL + "[1]" + END])[1]
     assert [call.arguments for call in message.tool_calls] == [{}]
     assert message.content == "[1]"
+
+
+def test_a_lenient_reading_that_contradicts_what_was_streamed_leaves_the_rest_as_content() -> None:
+    # `"3"` is streamed as the string it is; read again, the schema would make it the integer 3,
+    # whose JSON does not begin with what was sent: the call keeps what was streamed and the
+    # refused text is content, never dropped.
+    tools = [
+        {
+            "type": "function",
+            "function": {"name": "f", "parameters": {"type": "object", "properties": {"n": {"type": "integer"}}}},
+        }
+    ]
+    text = CALL + '{"n": "3", \'b\': 1}<|tool_call:end|><|calls|>'
+    message = codec.load("solar-open").parse(text, tools=tools)
+    assert message.tool_calls[0].arguments == {"n": "3"}
+    assert message.content == ", 'b': 1}"
+    assert "arguments_repaired" not in {d.code for d in message.diagnostics}

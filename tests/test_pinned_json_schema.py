@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from codec.arguments.schema import kinds, property_schema, type_text
+from codec.arguments.schema import kinds, nests_deeper_than, property_schema, tool_schema, type_text
 from codec.arguments.tolerant import Decoded, decode_value
 
 
@@ -119,3 +119,71 @@ def test_the_member_schema_is_found_in_whichever_union_branch_has_it() -> None:
     beside = {"additionalProperties": {}, "anyOf": [{"items": {"type": "integer"}}]}
     decoded = decode_value('["3"]', beside)
     assert (decoded.value, where(decoded)) == ([3], [("quoted_scalar", 1)])
+
+
+def test_definitions_of_the_older_drafts_are_carried_into_a_property_like_defs() -> None:
+    # `definitions` (draft 4-7) as well as `$defs`: a reference nested in the property resolves.
+    for keyword in ("$defs", "definitions"):
+        parameters = {
+            keyword: {"Unit": {"type": "integer"}},
+            "properties": {"p": {"type": "object", "properties": {"u": {"$ref": f"#/{keyword}/Unit"}}}},
+        }
+        member = property_schema(parameters, "p")
+        assert member is not None
+        assert kinds(property_schema(member, "u")) == frozenset({"integer"}), keyword
+
+
+def test_an_enum_behind_a_reference_matches_its_quoted_member() -> None:
+    schema = {"$ref": "#/$defs/Unit", "$defs": {"Unit": {"enum": ["c", "f"]}}}
+    assert type_text('"c"', schema) == "c"  # the member the JSON spells, not the quoted text
+    assert type_text("f", schema) == "f"
+
+
+def test_white_space_before_a_json_value_does_not_keep_it_text() -> None:
+    assert type_text(" 42", {"type": "integer"}) == 42
+    assert type_text("\n[1, 2]", {"type": "array"}) == [1, 2]
+
+
+def test_a_tool_entry_that_is_not_an_object_is_skipped_not_the_end_of_the_list() -> None:
+    parameters = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    tools: list[Any] = ["junk", None, {"type": "function", "function": {"name": "f", "parameters": parameters}}]
+    assert tool_schema(tools, "f") == parameters
+    assert tool_schema(tools, "g") is None
+
+
+def test_depth_counts_closers_and_never_goes_below_the_top() -> None:
+    assert not nests_deeper_than("[[1], [2], [3]]", 2)  # siblings are not deeper
+    assert nests_deeper_than("[[[1], [[2]]]]", 3)  # each closer takes exactly one level off
+    assert not nests_deeper_than("[[[1], [[2]]]]", 4)
+    assert not nests_deeper_than('["[[[[", {"k": "]]]]"}]', 2)  # brackets in strings do not count
+    assert not nests_deeper_than("]] [[1]]", 2)  # stray closers first do not lower the floor
+    assert not nests_deeper_than("[1] [[1]]", 2)  # a value closed is back at the top
+    assert nests_deeper_than("[1] [[[1]]]", 2)
+
+
+def test_a_schema_s_own_shape_wins_over_its_union_branches() -> None:
+    # Only a schema without `properties`/`items` of its own (pydantic's `Optional[Model]`) is
+    # read through the first branch that has them; `additionalProperties` is a shape of its own.
+    union = [{"properties": {"a": {"type": "string"}}, "items": {"type": "string"}}]
+    own_members = {"type": "object", "properties": {"a": {"type": "integer"}}, "anyOf": union}
+    own_items = {"type": "array", "items": {"type": "integer"}, "anyOf": union}
+    open_object = {"type": "object", "additionalProperties": {"type": "integer"}, "anyOf": union}
+    assert decode_value('{"a": "5"}', own_members).value == {"a": 5}
+    assert decode_value('["5"]', own_items).value == [5]
+    assert decode_value('{"a": "5"}', open_object).value == {"a": 5}
+    assert decode_value('{"a": "5"}', {"type": "object", "anyOf": union}).value == {"a": "5"}
+
+
+def test_a_repair_names_every_admitted_type() -> None:
+    decoded = decode_value('"abc"', {"type": ["integer", "boolean"]})
+    assert [(r.code, r.message) for r in decoded.repairs] == [
+        ("untyped", "string 'abc' where the schema wants boolean/integer")
+    ]
+
+
+def test_the_items_of_an_array_without_an_items_schema_are_any_value() -> None:
+    # An object's `additionalProperties` says nothing about the items of an array the same
+    # schema admits.
+    either = {"type": ["array", "object"], "additionalProperties": {"type": "integer"}}
+    assert decode_value('["5"]', either).value == ["5"]
+    assert decode_value('{"a": "5"}', either).value == {"a": 5}

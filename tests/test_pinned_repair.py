@@ -296,3 +296,25 @@ def test_a_repair_decided_at_the_lookahead_limit_does_not_depend_on_the_chunks(s
     whole = outcome(GEMMA.parse(text))
     for size in (1, 7, 64):
         assert outcome(stream_chunks("gemma4", chunked(text, size), tools=[])[1]) == whole, size
+
+
+@pytest.mark.parametrize("space", [" ", "\n", "  \n "])
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("<tool_call>f<arg_key>a</arg_key><arg_value>v</arg_key>", "<arg_value></arg_value></tool_call>z"),
+        ("<tool_call>f<arg_key>a</arg_key><arg_value>v</arg_value>", "<arg_value>w</arg_value></tool_call>z"),
+        ("<tool_call>f<arg_key>a</arg_key>", "</arg_key><arg_value>v</arg_value></tool_call>"),
+    ],
+)
+def test_white_space_between_markers_does_not_change_a_repair(space: str, before: str, after: str) -> None:
+    # Layout is not content: in GLM, where no text may stand between two markers, white space
+    # weighs nothing in the choice of a repair, so the reading is the one without it.
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+
+    def reading(text: str) -> tuple[object, ...]:
+        message = GLM.parse("</think>" + text, tools=tools, id_factory=lambda index: "c")
+        codes = [d.code for d in message.diagnostics]
+        return (message.content, message.tool_calls, message.incomplete_calls, codes)
+
+    assert reading(before + space + after) == reading(before + after)

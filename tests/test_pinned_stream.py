@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import codec
-from support.parsing import TOOLS
+from support.parsing import TOOLS, stream_chunks
 
 
 def diagnostics(reply: codec.AssistantMessage) -> list[tuple[str, int, str]]:
@@ -353,3 +353,33 @@ def test_a_string_closer_followed_by_white_space_and_the_object_end_closes_the_s
     text = '<|tool_call>call:run_code{code:<|"|>say<|"|>   }<tool_call|>'
     reply = codec.load("gemma4").parse(text, tools=TOOLS)
     assert ([call.arguments for call in reply.tool_calls], reply.diagnostics) == ([{"code": "say"}], ())
+
+
+# The end of the output (``LalrCursor.finish``) is remembered per state stack, like each step,
+# and reports the malformed rule it completes, by name.
+
+UNNAMED_THOUGHT = "<|channel>R<channel|>"  # Gemma: a thought channel without its `thought` name
+
+
+def malformed(message: codec.AssistantMessage) -> list[str]:
+    return [d.message for d in message.diagnostics if d.code == "malformed"]
+
+
+@pytest.mark.parametrize("chunk", [0, 1, 3])
+def test_a_malformed_rule_that_only_the_end_completes_is_reported_by_name(chunk: int) -> None:
+    if chunk:
+        pieces = [UNNAMED_THOUGHT[i : i + chunk] for i in range(0, len(UNNAMED_THOUGHT), chunk)]
+        message = stream_chunks("gemma4", pieces)[1]
+    else:
+        message = codec.load("gemma4").parse(UNNAMED_THOUGHT)
+    assert message.reasoning == "R"
+    assert malformed(message) == ["bad_unnamed_thought accepted ('bad_unnamed_thought')"]
+
+
+def test_each_completion_ends_in_its_own_state() -> None:
+    # One completion ending in a malformed rule and one ending cleanly, in either order, each
+    # get their own verdict from the remembered ends.
+    gemma, clean = codec.load("gemma4"), "<|channel>thought\nR<channel|>"
+    for first, second in [(UNNAMED_THOUGHT, clean), (clean, UNNAMED_THOUGHT), (UNNAMED_THOUGHT, clean)]:
+        assert bool(malformed(gemma.parse(first))) is (first == UNNAMED_THOUGHT)
+        assert bool(malformed(gemma.parse(second))) is (second == UNNAMED_THOUGHT)

@@ -93,6 +93,11 @@ def test_a_verbatim_quote_where_a_comma_or_closer_stands_is_refused(quote: str) 
         decode_value("{a: 1, b: 2}", verbatim_quote=quote)
 
 
+@pytest.mark.parametrize("quote", ["X", "XY", '<|"|>', "x"])
+def test_a_verbatim_quote_beginning_with_anything_else_quotes(quote: str) -> None:
+    assert decode_value(f"{{a: {quote}v, w{quote}}}", verbatim_quote=quote).value == {"a": "v, w"}
+
+
 QUOTE_TOKENS = st.text("[]{},:'\" x<|", min_size=1, max_size=3)
 PIECES = st.lists(st.sampled_from(["{", "}", "[", "]", ",", ":", '"', "'", " ", "1", "a"]))
 

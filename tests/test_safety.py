@@ -20,6 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import codec
+from codec._nesting import MAX_VALUE_DEPTH
 from codec.cli import main
 from codec.engine import lalr
 from codec.events import ToolCallEnd
@@ -266,6 +267,24 @@ def test_a_tool_call_nested_too_deep_is_a_validation_error_not_a_recursion_error
     }
     with pytest.raises(codec.RenderError, match="nested deeper"):
         codec.load("glm").render([{"role": "user", "content": "x"}, wire])
+
+
+@pytest.mark.parametrize(("fmt", "written"), [("gemma4", "a:1"), ("glm", "<arg_value>1</arg_value>")])
+@pytest.mark.parametrize("depth", [MAX_VALUE_DEPTH, 300])
+def test_a_prompt_whose_call_nests_past_the_value_limit_is_too_deep(fmt: str, written: str, depth: int) -> None:
+    """The prompt fits the grammar (Gemma's parser stack allows about a thousand levels, GLM's
+    values are text), but the call it holds is deeper than a message may be: ``too_deep``, not
+    the catch-all ``unreadable_prompt``. The arguments object is one level itself."""
+    call = {"id": "c", "type": "function", "function": {"name": "f", "arguments": {"a": 1}}}
+    prompt = codec.load(fmt).render([{"role": "user", "content": "x"}, {"role": "assistant", "tool_calls": [call]}])
+    assert written in prompt
+    nested = prompt.replace(written, written.replace("1", "[" * depth + "1" + "]" * depth))
+    with pytest.raises(codec.ParseError) as raised:
+        codec.load(fmt).parse_prompt(nested)
+    assert raised.value.code == "too_deep"
+    assert f"nests deeper than {MAX_VALUE_DEPTH} levels" in str(raised.value)
+    shallower = prompt.replace(written, written.replace("1", "[" * (depth - 100) + "1" + "]" * (depth - 100)))
+    assert codec.load(fmt).parse_prompt(shallower).messages[1].tool_calls[0].name == "f"
 
 
 # 7. parse_prompt raises only ParseError.

@@ -70,30 +70,70 @@ class CompiledGrammar:
 _TOKEN_STARTS = ("<", "[")
 
 
-def _is_marker(term: TerminalDef) -> bool:
+def is_marker(term: TerminalDef) -> bool:
+    """Whether ``term`` is a marker: a literal of three or more characters starting with ``<``
+    or ``[`` (after white space), like ``<tool_call>`` or ``[gMASK]``."""
     if not isinstance(term.pattern, PatternStr):
         return False
     token = term.pattern.value.lstrip()
     return len(token) >= 3 and token[0] in _TOKEN_STARTS  # "[" alone is punctuation
 
 
-def _pattern(term: TerminalDef) -> Pattern:
+def pattern_of(term: TerminalDef) -> Pattern:
+    """The pattern terminal ``term`` as the engine matches it."""
     literal = term.pattern.value if isinstance(term.pattern, PatternStr) else None
     source = term.pattern.to_regexp()
     return Pattern(term.name, re.compile(source), term.priority, literal, _body(source))
 
 
-_LOOK_AROUND_AT_END = re.compile(r"(\(\?<!(?:[^()\\]|\\.)*\))?\(\?=.*\)\)?$")
+_LOOK_AHEAD = "(?="
+_LOOK_BEHIND = ("(?<!", "(?<=")
+_LOOK_AROUND = (_LOOK_AHEAD, "(?!", *_LOOK_BEHIND)
 
 
 def _body(source: str) -> re.Pattern[str] | None:
-    """``source`` without a look-behind and look-ahead that end it, or ``None`` if it has none."""
-    if source.startswith("(?:") and source.endswith(")"):
-        source = source[3:-1]  # Lark wraps a regex in a group
-    found = _LOOK_AROUND_AT_END.search(source)
-    if found is None or "(?=" not in found.group():
+    """``source`` without the look-ahead that ends it (and a look-behind right before that), or
+    ``None`` if it does not end by looking ahead.
+
+    The groups' own parentheses tell what ends the regex: Lark writes ``("a" | "q") /b(?=c)/``
+    as ``(?:a|q)b(?=c)``, whose first group does not reach the end, and a flag as a group around
+    the whole (``(?i:b(?=c))``), which the look-ahead ends from inside."""
+    openings = _group_openings(source)
+    end, closers = len(source) - 1, ""
+    while (cut := openings.get(end)) is not None and not source.startswith(_LOOK_AROUND, cut):
+        end, closers = end - 1, closers + ")"  # a group that ends the regex: look inside it
+    if cut is None or not source.startswith(_LOOK_AHEAD, cut):
         return None
-    return re.compile(source[: found.start()])
+    behind = openings.get(cut - 1)
+    if behind is not None and source.startswith(_LOOK_BEHIND, behind):
+        cut = behind
+    return re.compile(source[:cut] + closers)
+
+
+def _group_openings(source: str) -> dict[int, int]:
+    """Where each group of the regex ``source`` opens, by the offset of its closing parenthesis.
+
+    Parentheses escaped or inside a character class are not groups; a ``]`` first in a class
+    (``[]a]``, ``[^]a]``) is one of its characters."""
+    openings: dict[int, int] = {}
+    unclosed: list[int] = []
+    at, in_class = 0, False
+    while at < len(source):
+        char = source[at]
+        if char == "\\":
+            at += 1  # the escaped character is skipped with it
+        elif in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            at += source.startswith("^", at + 1)
+            at += source.startswith("]", at + 1)
+        elif char == "(":
+            unclosed.append(at)
+        elif char == ")" and unclosed:
+            openings[at] = unclosed.pop()
+        at += 1
+    return openings
 
 
 @cache
@@ -112,9 +152,9 @@ def compiled(grammar_file: str) -> CompiledGrammar:
     # Every terminal, even one no rule uses: a marker still matters to the scanner and to
     # render's injection check.
     terminals, _, ignore_names = grammar.compile(starts, every_name)
-    markers = {term.pattern.value: term.name for term in terminals if _is_marker(term)}
+    markers = {term.pattern.value: term.name for term in terminals if is_marker(term)}
     patterns = {
-        term.name: _pattern(term) for term in terminals if not _is_marker(term) and term.name not in ignore_names
+        term.name: pattern_of(term) for term in terminals if not is_marker(term) and term.name not in ignore_names
     }
     ignore = [term.pattern.to_regexp() for term in terminals if term.name in ignore_names]
     return CompiledGrammar(
