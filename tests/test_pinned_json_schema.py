@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from codec.arguments.schema import kinds, nests_deeper_than, property_schema, tool_schema, type_text
+from codec.arguments.schema import (
+    _MAX_DEPTH,
+    _WORK_LIMIT,
+    kinds,
+    nests_deeper_than,
+    property_schema,
+    tool_schema,
+    type_text,
+)
 from codec.arguments.tolerant import Decoded, decode_value
 
 
@@ -187,3 +195,48 @@ def test_the_items_of_an_array_without_an_items_schema_are_any_value() -> None:
     either = {"type": ["array", "object"], "additionalProperties": {"type": "integer"}}
     assert decode_value('["5"]', either).value == ["5"]
     assert decode_value('{"a": "5"}', either).value == {"a": 5}
+
+
+def _nested_any_of(levels: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(levels):
+        schema = {"anyOf": [schema]}
+    return schema
+
+
+def test_kinds_reads_unions_nested_to_the_depth_limit_and_no_further() -> None:
+    assert kinds(_nested_any_of(_MAX_DEPTH)) == frozenset({"string"})
+    assert kinds(_nested_any_of(_MAX_DEPTH + 1)) is None  # past the limit: anything
+
+
+def test_kinds_visits_the_work_limit_of_subschemas_and_no_more() -> None:
+    # The schema itself and its branches are visits: one branch fewer than the limit fits.
+    assert kinds({"anyOf": [{"type": "string"}] * (_WORK_LIMIT - 1)}) == frozenset({"string"})
+    assert kinds({"anyOf": [{"type": "string"}] * _WORK_LIMIT}) is None
+
+
+def test_kinds_of_malformed_keywords_ignores_them() -> None:
+    assert kinds({"type": "integer", "anyOf": {"type": "string"}}) == frozenset({"integer"})  # not a list
+    assert kinds({"type": 5, "enum": [1]}) == frozenset({"integer"})  # a `type` that names nothing
+
+
+def test_an_empty_enum_in_a_union_admits_nothing_not_anything() -> None:
+    assert kinds({"anyOf": [{"enum": []}]}) == frozenset()
+
+
+def test_nullable_adds_null_to_the_types() -> None:
+    assert kinds({"type": "string", "nullable": True}) == frozenset({"string", "null"})
+    assert kinds({"type": "string", "nullable": False}) == frozenset({"string"})
+
+
+def test_parameters_given_as_a_reference_are_resolved() -> None:
+    parameters = {
+        "$ref": "#/$defs/Args",
+        "$defs": {"Args": {"type": "object", "properties": {"a": {"type": "integer"}}}},
+    }
+    assert kinds(property_schema(parameters, "a")) == frozenset({"integer"})
+
+
+def test_parameters_that_are_not_an_object_schema_are_none() -> None:
+    assert tool_schema([{"name": "f", "parameters": "oops"}], "f") is None
+    assert tool_schema([{"name": "f", "parameters": ["a"]}], "f") is None
