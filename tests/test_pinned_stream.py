@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 import codec
-from support.parsing import TOOLS, stream_chunks
+from codec.engine.repair import WINDOW_CHARS
+from support.parsing import TOOLS, outcome, stream_chunks
 
 
 def diagnostics(reply: codec.AssistantMessage) -> list[tuple[str, int, str]]:
@@ -383,3 +384,25 @@ def test_each_completion_ends_in_its_own_state() -> None:
     for first, second in [(UNNAMED_THOUGHT, clean), (clean, UNNAMED_THOUGHT), (UNNAMED_THOUGHT, clean)]:
         assert bool(malformed(gemma.parse(first))) is (first == UNNAMED_THOUGHT)
         assert bool(malformed(gemma.parse(second))) is (second == UNNAMED_THOUGHT)
+
+
+@pytest.mark.parametrize("space", [" ", "\n", "  "])
+def test_white_space_where_a_thought_channel_may_be_named_is_reasoning(space: str) -> None:
+    # After Gemma's `<|channel>` the name `thought` may stand or not: white space there is
+    # neither a name nor layout to skip, but the start of the unnamed channel's text.
+    text = f"<|channel>{space}R<channel|>Hi"
+    whole = codec.load("gemma4").parse(text)
+    assert (whole.reasoning, whole.content) == (f"{space}R", "Hi")
+    assert stream_chunks("gemma4", list(text))[1] == whole
+
+
+def test_white_space_after_a_closer_decides_the_same_in_any_number_of_pieces() -> None:
+    # `</arg_value>` followed by text that cannot follow it: whether it closes the value is
+    # decided by the first character after the white space, however the white space arrives,
+    # up to the window's length of it.
+    space = " " * (WINDOW_CHARS - 1)
+    before = "</think><tool_call>get_weather<arg_key>a</arg_key><arg_value>v</arg_value>"
+    after = "x</arg_value></tool_call>"
+    whole = codec.load("glm").parse(before + space + after, tools=TOOLS)
+    for pieces in ([before, space, after], [before, space[:100], space[100:], after]):
+        assert outcome(stream_chunks("glm", pieces)[1]) == outcome(whole)

@@ -633,3 +633,18 @@ def test_brackets_read_as_a_string_do_not_type_what_they_hold(text: str, schema:
     assert decode_value(text, schema) == Decoded(
         text, (Repair("unquoted_string", 0, f"{text!r} read as a string"),), True
     )
+
+
+@pytest.mark.parametrize("text", ["Xenon, XX ]} X", "a, b]", "}x{"])
+def test_a_bare_word_at_the_top_level_runs_to_the_end(text: str) -> None:
+    # Nothing stops an unquoted string that is the whole value: no comma or bracket of an
+    # enclosing container can follow it.
+    decoded = decode_value(text)
+    assert decoded.value == text
+    assert [(r.code, r.offset) for r in decoded.repairs] == [("unquoted_string", 0)]
+
+
+def test_a_top_level_string_closes_only_at_the_quote_that_ends_the_text() -> None:
+    # A quote inside, followed by anything but the end, is text (`inner_quote`), whatever follows it.
+    decoded = decode_value('"a"X b"')
+    assert decoded.value == 'a"X b'
