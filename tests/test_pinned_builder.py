@@ -243,3 +243,12 @@ def test_a_message_read_before_the_end_says_no_finish_reason() -> None:
     partial = raised.value.partial
     assert partial is not None
     assert (partial.reasoning, partial.content, partial.finish_reason) == ("ok", "answer", None)
+
+
+@pytest.mark.parametrize("fmt", sorted(STRING_CALLS))
+def test_a_parsed_message_is_the_model_s_own_output_until_it_is_changed(fmt: str) -> None:
+    # `is_model_output` lets render tell a reply parse returned from one a caller built.
+    message = codec.load(fmt).parse(STRING_CALLS[fmt], tools=TOOLS)
+    assert message.is_model_output
+    assert not message.model_copy(update={"content": "edited"}).is_model_output
+    assert not codec.AssistantMessage(content=message.content, tool_calls=message.tool_calls).is_model_output
