@@ -157,20 +157,3 @@ def test_a_grammar_without_a_conversation_rule_cannot_read_prompts(monkeypatch: 
     with pytest.raises(codec.CodecError) as raised:
         prompt_tree("glm.lark", "[gMASK]<sop>")
     assert str(raised.value) == "glm.lark has no conversation rule: this format cannot read prompts back"
-
-
-def test_prompts_of_every_format_read_in_turn_each_by_their_own_grammar() -> None:
-    # The prompt reader remembers what each state stack accepts, for all grammars in one table:
-    # a grammar must never be answered from another's entries.
-    conversation = [
-        {"role": "system", "content": "Be brief."},
-        {"role": "user", "content": "Hi"},
-        {"role": "assistant", "content": "Hello."},
-        {"role": "user", "content": "Bye"},
-    ]
-    prompts = {name: codec.load(name).render(conversation) for name in codec.formats()}
-    expected = [(m["role"], m["content"]) for m in conversation]
-    for _ in range(2):
-        for name, prompt in prompts.items():
-            read = codec.load(name).parse_prompt(prompt)
-            assert [(m.role, m.content) for m in read.messages] == expected, name
