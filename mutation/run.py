@@ -128,17 +128,11 @@ def run_mutmut(work: Path, module: str | None, only: list[str], resume: bool, re
         # Which tests reach each function, learnt again from every test as it is now (mutmut
         # keeps its verdicts and learns only tests with new names otherwise).
         (work / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
-        listed, checked = equivalent(), outcomes(work)
-        names = []
-        for path in only or sorted(checked):
-            if path in changed:
-                names.append(module_pattern(path))
-                continue
-            names += [
-                name
-                for name, status in checked.get(path, {}).items()
-                if status in {"survived", "no tests", "not checked"} and name not in listed
-            ]
+        modules = only or sorted(outcomes(work))
+        names = [module_pattern(path) for path in modules if path in changed]
+        unchanged = [path for path in modules if path not in changed]
+        if unchanged:
+            names += _undecided(work, unchanged, {"survived", "no tests"})
         if names:
             _mutmut_run(work, names)
         return
@@ -148,20 +142,25 @@ def run_mutmut(work: Path, module: str | None, only: list[str], resume: bool, re
             narrow_config(work, module)
     names = [module_pattern(path) for path in only]
     if resume and (work / "mutants").exists():
-        # Named mutants are run again even when they have a verdict: name only the unchecked,
-        # and not those listed as equivalent (they would survive, at the cost of every test).
-        checked, listed = outcomes(work), equivalent()
-        pending = [
-            name
-            for path, statuses in checked.items()
-            if not only or path in only
-            for name, status in statuses.items()
-            if status == "not checked" and name not in listed
-        ]
+        pending = _undecided(work, only)
         if not pending:
             return
         names = pending
     _mutmut_run(work, names)
+
+
+def _undecided(work: Path, only: list[str], also: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """The mutants of the ``only`` modules (all if none) without a verdict, or with one of the
+    ``also`` statuses. mutmut runs a named mutant again even when it has a verdict, so only these
+    are named; never those listed as equivalent (they would survive, at the cost of every test)."""
+    listed = equivalent()
+    return [
+        name
+        for path, statuses in outcomes(work).items()
+        if not only or path in only
+        for name, status in statuses.items()
+        if (status == "not checked" or status in also) and name not in listed
+    ]
 
 
 def _mutmut_run(work: Path, names: list[str]) -> None:
