@@ -15,7 +15,7 @@ import pytest
 import codec
 from codec.engine.patterns import _PATIENCE
 from codec.events import ToolCallDelta
-from support.parsing import outcome
+from support.parsing import outcome, stream_chunks
 
 GEMMA = codec.load("gemma4")
 TOOLS: list[dict[str, Any]] = [
@@ -60,23 +60,16 @@ def test_white_space_inside_a_key_longer_than_the_bound_does_not_split_it() -> N
     whole = GEMMA.parse(text, tools=TOOLS)
     assert whole.tool_calls[0].arguments == {"my        key": 1}
     for split in range(len(OPEN), len(text)):
-        parser = GEMMA.stream(tools=TOOLS)
-        for piece in (text[:split], text[split:]):
-            parser.feed(piece)
-        parser.close()
-        assert outcome(parser.message) == outcome(whole), split
+        streamed = stream_chunks("gemma4", [text[:split], text[split:]], tools=TOOLS)[1]
+        assert outcome(streamed) == outcome(whole), split
 
 
 @pytest.mark.parametrize("opening", ['"abc', "'abc"])
 def test_an_unclosed_quote_streams_without_error_and_waits(opening: str) -> None:
     text = OPEN + "a:" + opening
     assert released_arguments(text) == ""
-    parser = GEMMA.stream(tools=TOOLS)
-    for character in text:
-        parser.feed(character)
-    parser.close()
-    whole = GEMMA.parse(text, tools=TOOLS)
-    assert outcome(parser.message) == outcome(whole)
+    streamed = stream_chunks("gemma4", list(text), tools=TOOLS)[1]
+    assert outcome(streamed) == outcome(GEMMA.parse(text, tools=TOOLS))
 
 
 def test_text_after_a_call_body_without_its_close_marker_ends_the_call_at_the_bound() -> None:
