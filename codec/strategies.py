@@ -8,6 +8,10 @@ comparing codec with transformers on these inputs does not reuse the code under 
 Text never holds a special token of any bundled format (render refuses those; see
 ``special_token_texts`` for text that holds one). It does hold their pieces, markup-like text,
 unicode and odd whitespace.
+
+Each strategy is built once per set of arguments (``functools.cache``): hypothesis checks a new
+strategy object when it is first drawn from, and a conversation draws from hundreds, so
+rebuilding them per draw took most of a property's time.
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ _FRAGMENTS = (
 _CONTROL_FRAGMENTS = ("[regular]", "[vanilla]", "{REASON:low}", "{REASON:i3}", "[MODE:high]")
 
 
+@cache
 def texts(*, controls: bool = False, min_size: int = 0, max_size: int = 12) -> st.SearchStrategy[str]:
     """Message text: words, marker-like pieces, unicode and whitespace, never a special token.
 
@@ -74,15 +79,18 @@ def texts(*, controls: bool = False, min_size: int = 0, max_size: int = 12) -> s
     return joined.filter(_clean)
 
 
+@cache
 def _names() -> st.SearchStrategy[str]:
     return st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,11}", fullmatch=True)
 
 
+@cache
 def _keys() -> st.SearchStrategy[str]:
     odd = st.sampled_from(["a b", "Ünïcode", "UPPER", "lower", "x-y", "$ref", "a.b"])
     return st.one_of(_names(), odd)
 
 
+@cache
 def json_values(*, max_leaves: int = 8) -> st.SearchStrategy[Json]:
     """JSON values as arguments and tool results hold them: nested objects and arrays."""
     scalars = st.one_of(
@@ -99,6 +107,7 @@ def json_values(*, max_leaves: int = 8) -> st.SearchStrategy[Json]:
     )
 
 
+@cache
 def arguments() -> st.SearchStrategy[dict[str, Json]]:
     """A call's arguments: a JSON object (possibly empty)."""
     return st.dictionaries(_keys(), json_values(), max_size=4)
@@ -156,6 +165,7 @@ _MEDIA_PARTS = (
 )
 
 
+@cache
 def content(*, parts: bool, controls: bool = False) -> st.SearchStrategy[Json]:
     """Message content: a string, or (when ``parts``) a list of text and media parts."""
     text = texts(controls=controls)
@@ -207,9 +217,13 @@ def _tool_round(draw: st.DrawFn, parts: bool, controls: bool, next_id: list[int]
 
 
 @st.composite
-def conversations(draw: st.DrawFn, fmt: str, *, controls: bool = False) -> list[dict[str, Json]]:
+def conversations(draw: st.DrawFn, fmt: str, *, controls: bool = False, reply: bool = False) -> list[dict[str, Json]]:
     """A conversation for format ``fmt``: system, user turns, tool rounds and answers; now and
-    then an arbitrary order of messages (consecutive users, a leading tool result, ...)."""
+    then an arbitrary order of messages (consecutive users, a leading tool result, ...).
+
+    ``reply``: it ends with an answer as a model writes it — an assistant message whose
+    content, if any, is text (no media) — so the rest is the history that answer follows.
+    """
     parts = not FORMATS[fmt].string_content_only
     next_id = [0]
     user = content(parts=parts, controls=controls).map(lambda c: {"role": "user", "content": c})
@@ -217,16 +231,21 @@ def conversations(draw: st.DrawFn, fmt: str, *, controls: bool = False) -> list[
     if draw(st.integers(0, 9)) == 0:
         any_message = st.one_of(user, system, _assistant(parts, controls, None), _tool_round(parts, controls, next_id))
         drawn = draw(st.lists(any_message, min_size=1, max_size=6))
-        return [m for item in drawn for m in (item if isinstance(item, list) else [item])]
-    messages = [draw(system)] if draw(st.booleans()) else []
-    for _ in range(draw(st.integers(1, 3))):
-        if draw(st.integers(0, 7)) == 0:
-            messages.append(draw(system))
-        messages.append(draw(user))
-        for _ in range(draw(st.integers(0, 2))):
-            messages.extend(draw(_tool_round(parts, controls, next_id)))
-        if draw(st.booleans()):
-            messages.append(draw(_assistant(parts, controls, None)))
+        messages = [m for item in drawn for m in (item if isinstance(item, list) else [item])]
+    else:
+        messages = [draw(system)] if draw(st.booleans()) else []
+        for _ in range(draw(st.integers(1, 3))):
+            if draw(st.integers(0, 7)) == 0:
+                messages.append(draw(system))
+            messages.append(draw(user))
+            for _ in range(draw(st.integers(0, 2))):
+                messages.extend(draw(_tool_round(parts, controls, next_id)))
+            if draw(st.booleans()):
+                messages.append(draw(_assistant(parts, controls, None)))
+    if reply:
+        if messages and messages[-1]["role"] == "assistant":
+            messages.pop()
+        messages.append(draw(_assistant(False, controls, None)))
     return messages
 
 
@@ -249,13 +268,14 @@ def options(fmt: str) -> st.SearchStrategy[dict[str, Json]]:
 
 
 @st.composite
-def render_cases(draw: st.DrawFn, fmt: str, *, controls: bool | None = None) -> RenderCase:
+def render_cases(draw: st.DrawFn, fmt: str, *, controls: bool | None = None, reply: bool = False) -> RenderCase:
     """A whole ``render`` call for ``fmt``. ``controls`` (default: where the template reads
-    control tags, glm-effort) mixes those tags into the text."""
+    control tags, glm-effort) mixes those tags into the text; ``reply``: the conversation ends
+    with a model's answer (``conversations``)."""
     controls = FORMATS[fmt].control_tags if controls is None else controls
     tool_list = draw(st.one_of(st.none(), st.lists(tools(), max_size=3)))
     return RenderCase(
-        messages=draw(conversations(fmt, controls=controls)),
+        messages=draw(conversations(fmt, controls=controls, reply=reply)),
         tools=tool_list,
         options=draw(options(fmt)),
         add_generation_prompt=draw(st.booleans()),

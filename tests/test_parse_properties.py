@@ -265,10 +265,10 @@ def test_repairs_depend_on_text_not_on_chunks(fmt: str) -> None:
 
 def kept_text(message: codec.AssistantMessage) -> str:
     """Everything a message holds, as text: reasoning, content, ids, names and arguments of its
-    calls and of the call the output cut off (kept apart from ``tool_calls``)."""
+    calls and of the calls kept apart from ``tool_calls`` as not to run (``incomplete_calls``:
+    the one the output cut off, one stopped at a limit, one without a tool name)."""
     parts = [message.reasoning or "", codec.models.content_text(message.content)]
-    truncated = () if message.truncated_call is None else (message.truncated_call,)
-    for call in (*message.tool_calls, *truncated):
+    for call in (*message.tool_calls, *message.incomplete_calls):
         parts += [call.id or "", call.name, call.arguments_json, json.dumps(call.arguments, ensure_ascii=False)]
         parts += [call.name + key for key in call.arguments]  # a key glued to the name, split by repair
         parts += [str(value) for value in _leaves(call.arguments)]

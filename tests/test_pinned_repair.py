@@ -62,6 +62,23 @@ def test_gemma_text_that_may_still_become_a_call_head_waits(chunk: str) -> None:
     assert parser.close() == [ContentDelta(chunk)]
 
 
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 100])
+def test_gemma_call_head_whose_name_holds_a_colon_reads_alike_in_any_chunks(size: int) -> None:
+    """A name may hold colons (MCP's ``server:tool``): a chunk that ends right after the inner
+    colon leaves a name that may go on, so the head waits (fuzz finding parse-gemma4-2)."""
+    text = 'call:files:read{path:<|"|>a.txt<|"|>}<tool_call|>'
+    whole = GEMMA.parse(text)
+    assert [(call.name, call.arguments) for call in whole.tool_calls] == [("files:read", {"path": "a.txt"})]
+    assert outcome(stream_chunks("gemma4", chunked(text, size), tools=[])[1]) == outcome(whole)
+
+
+@pytest.mark.parametrize("chunk", ["call:files:", "call:get_weather:"])
+def test_gemma_head_ending_in_a_name_colon_waits(chunk: str) -> None:
+    parser = GEMMA.stream()
+    assert parser.feed(chunk) == []
+    assert parser.close() == [ContentDelta(chunk)]
+
+
 def test_a_tied_closer_ends_the_key() -> None:
     """``</arg_key>b`` at the end: closing the key (then a missing ``<arg_value>``) and reading
     the closer as key text both cost two (each also ends early): the tie goes to the closer."""

@@ -137,12 +137,12 @@ def test_completion_delta_parses_to_the_canonical_message(fmt: str) -> None:
     c = codec.load(fmt)
 
     @SLOW
-    @given(case=render_cases(fmt), now=dates())
+    @given(case=render_cases(fmt, reply=True), now=dates())
     def check(case: Any, now: Any) -> None:
         messages = case.messages
-        assume(messages and messages[-1]["role"] == "assistant")
-        # A model writes text, not media placeholders: a final message with media is history only.
-        assume(not isinstance(messages[-1].get("content"), list))
+        # The conversation ends with a reply: an assistant message with text (a model writes
+        # text, not media placeholders).
+        assert messages[-1]["role"] == "assistant" and not isinstance(messages[-1].get("content"), list)
         history = messages[:-1]
         assume(any(m["role"] == "user" for m in history))
         completion = completion_after(c, history, messages[-1], case.tools, now, case.options)

@@ -247,7 +247,7 @@ def test_nothing_is_retained_after_a_parse() -> None:
     retained = tracemalloc.get_traced_memory()[0] - before
     tracemalloc.stop()
     assert retained < 1_000_000, retained
-    assert len(lalr._ACCEPTS) <= lalr._TABLE_LIMIT and len(lalr._STEPS) <= lalr._TABLE_LIMIT
+    assert len(lalr._CONFIGS) <= lalr._TABLE_LIMIT
 
 
 # 4. No RecursionError: models refuse values nested past what json.dumps survives.

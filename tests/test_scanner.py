@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -113,8 +114,9 @@ def test_any_chunking_gives_the_same_pieces(fmt: str, data: st.DataObject, cuts:
 
 class _Counted:
     """A compiled pattern that adds to ``tally`` the characters each call examines: a search,
-    from where it starts to the end of its match or of the text; an anchored match, to the end
-    of its match, or at most ``reach`` characters when it fails."""
+    from where it starts to the end of its match or of the text (``finditer``: search after
+    search); an anchored match, to the end of its match, or at most ``reach`` characters when
+    it fails."""
 
     def __init__(self, pattern: re.Pattern[str], tally: list[int], reach: int) -> None:
         self._pattern = pattern
@@ -125,6 +127,14 @@ class _Counted:
         found = self._pattern.search(text, pos)
         self._tally[0] += (found.end() if found else len(text)) - pos
         return found
+
+    def finditer(self, text: str, pos: int = 0) -> Iterator[re.Match[str]]:
+        """Each search from where the last match ended, as ``Pattern.finditer`` goes (markers
+        are never empty): counted search by search."""
+        found = self.search(text, pos)
+        while found is not None:
+            yield found
+            found = self.search(text, found.end())
 
     def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
         found = self._pattern.match(text, pos)

@@ -14,9 +14,12 @@ a time (escaped as ``json.dumps`` escapes them); everything else is emitted when
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring
 from typing import Any
 
-_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+# What ``json.dumps(text, ensure_ascii=False)`` runs for a string, without its Python frames:
+# strings stream out one chunk per feed, so this is on the streaming hot path.
+_ENCODE = encode_basestring
 
 
 def escape(text: str) -> str:

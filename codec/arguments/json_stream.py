@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import enum
 import json
+import math
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -27,6 +28,10 @@ from codec.arguments.schema import is_plain_string
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _STRING_RUN = re.compile(r'[^"\\]*')
+# Text inside a string: characters and complete escapes (group 1, ending in group 2), then
+# perhaps the beginning of one more escape (group 3).
+_STRING_CHUNK = re.compile(r'((?:[^"\\]|(\\["\\/bfnrt]|\\u[0-9a-fA-F]{4}))*)(\\(?:u[0-9a-fA-F]{0,3})?)?')
+_HIGH_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}")
 _LITERAL_RUN = re.compile(r"[0-9A-Za-z+\-.]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 # ``json.dumps`` writes these for non-finite floats; accepting them keeps its output readable.
@@ -101,10 +106,21 @@ class JsonArgumentsStream:
         """``(JSON fragment, rejected text)`` for the next piece of the arguments text."""
         if self.failed:
             return "", text
-        if self._state is _State.STRING and not (self._escape or self._skip) and _plain_text(text):
-            self.examined += len(text)  # the common chunk: more of a string value, nothing else
-            self._held.clear()
-            return self._emitter.string_chunk(text), ""
+        if self._state is _State.STRING and not self._skip:
+            # The common chunk: more of a string value, nothing else — plain text, or escapes
+            # (the last perhaps cut off: held, as the character-by-character reading holds it).
+            inside = (text, "") if not self._escape and _plain_text(text) else _inside_string(self._escape + text)
+            if inside is not None:
+                decoded, self._escape = inside
+                self.examined += len(text)
+                self._held.clear()
+                if self._escape:
+                    self._held.append(self._escape)
+                return (self._emitter.string_chunk(decoded) if decoded else ""), ""
+        if self._state is _State.START and text.endswith("}"):
+            whole = self._whole_object(text)
+            if whole is not None:
+                return whole, ""
         self._text, self._mark, self._out = text, 0, []
         position = 0
         while position < len(text) and not self.failed:
@@ -120,6 +136,25 @@ class JsonArgumentsStream:
             self._held.append(text[self._mark :])
             self._mark = len(text)  # held now: a value that ``close`` ends must not take it twice
         return "".join(self._out), ""
+
+    def _whole_object(self, text: str) -> str | None:
+        """The fragment for ``text`` when it is the whole arguments object, read at once by
+        ``json.loads`` (a whole parse gives it in one piece): exactly what reading it character
+        by character gives, or ``None`` — then it is read so — wherever the two could differ: a
+        duplicate key, a word or number JSON cannot hold, nesting near the limit, or a number
+        where the schema wants a string (its text is kept)."""
+        try:
+            value = json.loads(text, object_pairs_hook=_unique, parse_constant=_refuse, parse_float=_finite)
+        except (ValueError, RecursionError):
+            return None
+        if not isinstance(value, dict) or _nests_deeper_than(value, self._max_depth):
+            return None
+        for key, member in value.items():
+            if not isinstance(member, (str, dict, list)) and is_plain_string(self._schema_for_key(key)):
+                return None
+        self.examined += len(text)
+        self._state, self._finished = _State.DONE, True
+        return self._emitter.replace(value, "")
 
     def close(self) -> tuple[str, bool]:
         """The closing fragment, and whether the JSON arrived whole and well-formed."""
@@ -314,6 +349,53 @@ class JsonArgumentsStream:
 def _plain_text(text: str) -> bool:
     """Text that cannot end a string or start an escape."""
     return '"' not in text and "\\" not in text
+
+
+def _inside_string(text: str) -> tuple[str, str] | None:
+    """``(decoded, held)`` when all of ``text`` lies inside one string value: no closing quote,
+    every escape valid. ``held`` is an escape cut off at the end, kept whole with a first half
+    of a surrogate pair before it (``\\uD83D\\uDE``): what ``_decode_escape`` waits on."""
+    found = _STRING_CHUNK.fullmatch(text)
+    if found is None:
+        return None
+    body, last, held = found.group(1), found.group(2), found.group(3) or ""
+    if last and found.end(2) == found.end(1) and _HIGH_SURROGATE.fullmatch(last):
+        body, held = body[: -len(last)], last + held  # its second half may follow: it waits
+    if "\\" not in body:
+        return body, held
+    return str(_scanstring(body + '"', 0, False)[0]), held
+
+
+def _nests_deeper_than(value: dict[str, Any], limit: int) -> bool:
+    """Whether containers nest more than ``limit`` levels inside the top-level object (which
+    is level 0), found without recursion."""
+    pending: list[tuple[Any, int]] = [(member, 1) for member in value.values() if isinstance(member, (dict, list))]
+    while pending:
+        container, depth = pending.pop()
+        if depth > limit:
+            return True
+        members = container.values() if isinstance(container, dict) else container
+        pending += [(member, depth + 1) for member in members if isinstance(member, (dict, list))]
+    return False
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object with each key once (``json.loads`` would keep the last of two)."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise ValueError("a duplicate key")
+    return value
+
+
+def _refuse(word: str) -> Any:
+    raise ValueError(f"{word} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"{text} is too large for a float")
+    return value
 
 
 def _whole_string(text: str, position: int) -> tuple[str, int] | None:

@@ -1,15 +1,19 @@
 """``LalrCursor``: a format's Lark LALR parser, stepped one token at a time.
 
-The stream engine asks it two things: which terminals the parser accepts now (computed with
-Lark's ``accepts()`` before feeding, cached per state stack), and to shift a token. An LALR step
-depends only on the state stack and the terminal, so each distinct step runs through Lark's
-``feed_token`` once per process and is replayed from a table after that — values are not kept
-(the builder, not a tree, is the output; whole prompts, which need Lark's tree, take their own
-path in ``whole_prompt.py``).
+The stream engine asks it two things: which terminals the parser accepts now, and to shift a
+token. An LALR step depends only on the state stack and the terminal, so each configuration (a
+state stack) the parsers of a process reach becomes one shared ``_Config``, which remembers what
+it accepts and where each terminal leads. Lark runs a step once per process; after that a step
+is an attribute lookup and a ``dict.get``, and a parser that only replays remembered steps never
+builds a Lark parser at all — a new parser costs next to nothing. Values are not kept (the
+builder, not a tree, is the output; whole prompts, which need Lark's tree, take their own path
+in ``whole_prompt.py``).
 
-Both tables are process-wide and bounded: a step is remembered only while the parser's stack is
-at most ``CACHED_DEPTH`` states deep (deeper stacks come from deeply nested values, whose keys
-would grow with the nesting), and a table that reaches ``_TABLE_LIMIT`` entries starts afresh.
+The table of configurations is process-wide and bounded: a configuration is remembered only
+while its stack is at most ``CACHED_DEPTH`` states deep (deeper stacks come from deeply nested
+values, whose keys would grow with the nesting), and a table that reaches ``_TABLE_LIMIT``
+entries starts afresh (configurations already in use keep working; they are just not found
+again).
 """
 
 from __future__ import annotations
@@ -27,11 +31,38 @@ from codec.memo import memo
 
 Stack = tuple[int, ...]
 
-_ACCEPTS: dict[tuple[str, Stack], frozenset[str]] = memo({})
-_STEPS: dict[tuple[str, Stack, str], tuple[Stack, tuple[str, ...]]] = memo({})
 _TABLE_LIMIT = 20_000
 CACHED_DEPTH = 256
-"""Deepest stack whose steps are remembered: memory stays below limit x depth integers."""
+"""Deepest stack whose configuration is remembered: memory stays below limit x depth integers."""
+
+
+class _Config:
+    """One parser configuration, shared by every cursor that reaches it."""
+
+    __slots__ = ("accepted", "end", "remembered", "stack", "steps")
+
+    def __init__(self, stack: Stack, remembered: bool) -> None:
+        self.stack = stack
+        self.remembered = remembered  # in the table: what is learnt about it is kept
+        self.accepted: frozenset[str] | None = None  # the terminals it accepts, once asked
+        self.steps: dict[str, tuple[_Config, tuple[str, ...]]] = {}  # terminal -> (next, bad rules)
+        self.end: tuple[str, ...] | None = None  # the bad rules the end of input reduces, once fed
+
+
+_CONFIGS: dict[tuple[str, Stack], _Config] = memo({})
+_INITIAL: dict[tuple[str, str], Stack] = memo({})  # (grammar, start) -> the stack a parse starts in
+
+
+def _config_of(grammar_name: str, stack: Stack) -> _Config:
+    if len(stack) > CACHED_DEPTH:
+        return _Config(stack, remembered=False)
+    key = (grammar_name, stack)
+    config = _CONFIGS.get(key)
+    if config is None:
+        if len(_CONFIGS) >= _TABLE_LIMIT:
+            _CONFIGS.clear()
+        config = _CONFIGS[key] = _Config(stack, remembered=True)
+    return config
 
 
 class LalrCursor:
@@ -39,91 +70,123 @@ class LalrCursor:
 
     def __init__(self, grammar: CompiledGrammar, start: str, *, on_bad_rule: Callable[[str], None]) -> None:
         self._grammar = grammar
-        self._parser = grammar.parser.parse_interactive(start=start)
+        self._start = start
         self._on_bad_rule = on_bad_rule
         self._fired: list[str] = []  # bad_* rules reduced by the current Lark step
-        state = self._parser.parser_state
-        self._silent, quiet_conf = _shared_confs(grammar.name, start, state.parse_conf)
+        self._parser: Any = None  # Lark's interactive parser: made when a step is not yet known
+        self._lark_at: Stack | None = None  # the stack Lark's parser stands at (None: unknown)
+        initial = _INITIAL.get((grammar.name, start))
+        if initial is None:
+            initial = _INITIAL[(grammar.name, start)] = tuple(self._lark().parser_state.state_stack)
+        self._config = _config_of(grammar.name, initial)
+
+    @property
+    def stack(self) -> Stack:
+        """The state stack: a point to come back to with ``restore``."""
+        return self._config.stack
+
+    def accepts(self) -> frozenset[str]:
+        """The terminals the parser accepts now."""
+        accepted = self._config.accepted
+        if accepted is None:
+            accepted = frozenset(self._synced().accepts())
+            self._config.accepted = accepted
+        return accepted
+
+    def shift(self, name: str, text: str) -> None:
+        """Feed one token (the caller checked it is accepted)."""
+        step = self._config.steps.get(name)
+        if step is None:
+            step = self._step(name, text)
+        self._config = step[0]
+        for rule in step[1]:
+            self._on_bad_rule(rule)
+
+    def restore(self, stack: Stack) -> None:
+        """Put the parser back in the state ``stack`` (a rollback point)."""
+        if stack != self._config.stack:
+            self._config = _config_of(self._grammar.name, stack)
+
+    def accepts_at(self, stack: Stack) -> frozenset[str]:
+        """The terminals the parser would accept in the state ``stack`` (it stays where it is)."""
+        here = self._config
+        self.restore(stack)
+        accepted = self.accepts()
+        self._config = here
+        return accepted
+
+    def accepts_after(self, name: str) -> frozenset[str]:
+        """What the parser would accept after ``name`` (it stays where it is; nothing is reported)."""
+        here = self._config
+        step = here.steps.get(name) or self._step(name, "")
+        self._config = step[0]
+        accepted = self.accepts()
+        self._config = here
+        return accepted
+
+    def finish(self) -> None:
+        """Feed the end of input: the ``bad_*`` rules it reduces are reported (remembered per
+        configuration, like the steps)."""
+        config = self._config
+        fired = config.end
+        if fired is None:
+            parser = self._synced()
+            self._fired = []
+            self._lark_at = None  # the end moves Lark's parser on, whatever happens
+            try:
+                parser.feed_eof()
+            except UnexpectedInput:  # a stop marker then more text: kept as content already
+                return
+            fired = tuple(self._fired)
+            if config.remembered:
+                config.end = fired
+        for rule in fired:
+            self._on_bad_rule(rule)
+
+    def _step(self, name: str, text: str) -> tuple[_Config, tuple[str, ...]]:
+        """Run a step through Lark (the first time this configuration takes this terminal)."""
+        config = self._config
+        parser = self._synced()
+        self._fired = []
+        self._lark_at = None  # should Lark raise, its state is unknown
+        parser.feed_token(Token(name, text))
+        stack = tuple(parser.parser_state.state_stack)
+        self._lark_at = stack
+        step = (_config_of(self._grammar.name, stack), tuple(self._fired))
+        if config.remembered:
+            config.steps[name] = step
+        return step
+
+    def _synced(self) -> Any:
+        """Lark's parser, standing where this cursor stands."""
+        parser = self._parser or self._lark()
+        stack = self._config.stack
+        if self._lark_at is not stack:
+            state = parser.parser_state
+            state.state_stack[:] = stack
+            values, size = state.value_stack, len(stack) - 1
+            if len(values) > size:
+                del values[size:]
+            else:
+                values.extend([None] * (size - len(values)))
+            self._lark_at = stack
+        return parser
+
+    def _lark(self) -> Any:
+        """Make this cursor's Lark interactive parser (reporting ``bad_*`` rules, no tree)."""
+        grammar, start = self._grammar, self._start
+        parser = grammar.parser.parse_interactive(start=start)
+        state = parser.parser_state
         quiet, bad = _callback_plan(grammar.name, start)
         if bad:  # this cursor's own reporters for the bad_* rules
             conf = copy(state.parse_conf)  # no tree: each rule's callback discards its children
             conf.callbacks = {**quiet, **{rule: self._bad(name) for rule, name in bad}}
             state.parse_conf = conf
         else:  # nothing to report: one configuration serves every cursor (it is never changed)
-            state.parse_conf = quiet_conf
-        self.stack: Stack = tuple(state.state_stack)
-
-    def accepts(self) -> frozenset[str]:
-        """The terminals the parser accepts now."""
-        stack = self.stack
-        if len(stack) <= CACHED_DEPTH:  # the common case, looked up here: it runs per token
-            accepted = _ACCEPTS.get((self._grammar.name, stack))
-            if accepted is not None:
-                return accepted
-        return cached_accepts(self._grammar.name, self._parser, stack)
-
-    def shift(self, name: str, text: str) -> None:
-        """Feed one token (the caller checked it is accepted)."""
-        key = (self._grammar.name, self.stack, name)
-        step = _STEPS.get(key)
-        if step is None:
-            self._fired = []
-            self._parser.feed_token(Token(name, text))
-            step = (tuple(self._parser.parser_state.state_stack), tuple(self._fired))
-            if len(self.stack) <= CACHED_DEPTH:
-                if len(_STEPS) >= _TABLE_LIMIT:
-                    _STEPS.clear()
-                _STEPS[key] = step
-        else:
-            self.restore(step[0])
-        self.stack = step[0]
-        for rule in step[1]:
-            self._on_bad_rule(rule)
-
-    def restore(self, stack: Stack) -> None:
-        """Put the parser back in the state ``stack`` (a rollback point or a replayed step)."""
-        state = self._parser.parser_state
-        state.state_stack[:] = stack
-        values, size = state.value_stack, len(stack) - 1
-        if len(values) > size:
-            del values[size:]
-        else:
-            values.extend([None] * (size - len(values)))
-        self.stack = stack
-
-    def accepts_at(self, stack: Stack) -> frozenset[str]:
-        """The terminals the parser would accept in the state ``stack`` (it stays where it is)."""
-        here = self.stack
-        self.restore(stack)
-        accepted = self.accepts()
-        self.restore(here)
-        return accepted
-
-    def accepts_after(self, name: str) -> frozenset[str]:
-        """What the parser would accept after ``name`` (a trial on a copy, callbacks off)."""
-        trial = self._parser.copy(deepcopy_values=False)
-        trial.parser_state.parse_conf = self._silent
-        trial.feed_token(Token(name, ""))
-        return frozenset(trial.accepts())
-
-    def finish(self) -> None:
-        """Feed the end of input: the ``bad_*`` rules it reduces are reported (remembered per
-        stack, like the steps)."""
-        key = (self._grammar.name, self.stack, "$END")
-        step = _STEPS.get(key)
-        if step is None:
-            self._fired = []
-            try:
-                self._parser.feed_eof()
-            except UnexpectedInput:  # a stop marker then more text: kept as content already
-                return
-            step = (self.stack, tuple(self._fired))
-            if len(self.stack) <= CACHED_DEPTH:
-                if len(_STEPS) >= _TABLE_LIMIT:
-                    _STEPS.clear()
-                _STEPS[key] = step
-        for rule in step[1]:
-            self._on_bad_rule(rule)
+            state.parse_conf = _quiet_conf(grammar.name, start, state.parse_conf)
+        self._parser = parser
+        self._lark_at = tuple(state.state_stack)
+        return parser
 
     def _bad(self, rule: str) -> Callable[[list[Any]], None]:
         def reduced(children: list[Any]) -> None:
@@ -132,36 +195,30 @@ class LalrCursor:
         return reduced
 
 
-def cached_accepts(grammar_name: str, parser: Any, stack: Stack | None = None) -> frozenset[str]:
+def cached_accepts(grammar_name: str, parser: Any) -> frozenset[str]:
     """The terminals a Lark interactive ``parser`` accepts, remembered per state stack."""
-    if stack is None:
-        stack = tuple(parser.parser_state.state_stack)
-    if len(stack) > CACHED_DEPTH:
-        return frozenset(parser.accepts())
-    key = (grammar_name, stack)
-    accepted = _ACCEPTS.get(key)
+    stack = tuple(parser.parser_state.state_stack)
+    config = _config_of(grammar_name, stack)
+    accepted = config.accepted
     if accepted is None:
-        if len(_ACCEPTS) >= _TABLE_LIMIT:
-            _ACCEPTS.clear()
-        accepted = _ACCEPTS[key] = frozenset(parser.accepts())
+        accepted = frozenset(parser.accepts())
+        if config.remembered:
+            config.accepted = accepted
     return accepted
 
 
-_CONFS: dict[tuple[str, str], tuple[Any, Any]] = memo({})
+_CONFS: dict[tuple[str, str], Any] = memo({})
 
 
-def _shared_confs(grammar_file: str, start: str, conf: Any) -> tuple[Any, Any]:
-    """Per grammar and start: a parse configuration with no callbacks at all (trial steps), and
-    one whose callbacks discard every rule's children (no tree)."""
+def _quiet_conf(grammar_file: str, start: str, conf: Any) -> Any:
+    """Per grammar and start: a parse configuration whose callbacks discard every rule's
+    children (no tree), shared by the cursors of grammars without ``bad_*`` rules."""
     key = (grammar_file, start)
-    shared = _CONFS.get(key)
-    if shared is None:
-        silent = copy(conf)
-        silent.callbacks = {}
-        quiet = copy(conf)
+    quiet = _CONFS.get(key)
+    if quiet is None:
+        quiet = _CONFS[key] = copy(conf)
         quiet.callbacks = dict(_callback_plan(grammar_file, start)[0])
-        shared = _CONFS[key] = (silent, quiet)
-    return shared
+    return quiet
 
 
 def _discard(children: list[Any]) -> None:

@@ -13,12 +13,15 @@ from collections.abc import Iterable
 from typing import Final
 
 from codec.engine.grammar import CompiledGrammar, Pattern
+from codec.memo import memo
 
 WAIT: Final = "wait"
 """``next_token`` needs more text before it can decide."""
 
 IGNORED: Final = "%ignore"
 """The terminal name ``next_token`` gives for skipped white space."""
+
+_CANDIDATES: dict[tuple[str, frozenset[str]], list[Pattern]] = memo({})
 
 _PATIENCE = 8
 """Characters that must follow a match before it is taken, and that unmatched text may gather
@@ -30,7 +33,7 @@ def next_token(
 ) -> tuple[str, str] | str | None:
     """The next ``(terminal, text)`` at the start of ``buffer``, ``WAIT``, or ``None`` when no
     accepted pattern matches there (the text does not follow the grammar)."""
-    candidates = [grammar.patterns[name] for name in accepted if name in grammar.patterns]
+    candidates = _candidates(grammar, accepted)
     best = _longest(candidates, buffer)
     if not final and _could_grow(candidates, buffer, best):
         return WAIT
@@ -40,6 +43,18 @@ def next_token(
     if skipped and skipped.end() > 0:
         return (IGNORED, skipped.group())
     return WAIT if not final and len(buffer) < _PATIENCE else None
+
+
+def _candidates(grammar: CompiledGrammar, accepted: Iterable[str]) -> list[Pattern]:
+    """The patterns among ``accepted``, in its order (ties go to the first); remembered per set
+    of accepted terminals, of which a grammar has few (one per parser state at most)."""
+    if not isinstance(accepted, frozenset):
+        return [grammar.patterns[name] for name in accepted if name in grammar.patterns]
+    key = (grammar.name, accepted)
+    candidates = _CANDIDATES.get(key)
+    if candidates is None:
+        candidates = _CANDIDATES[key] = [grammar.patterns[name] for name in accepted if name in grammar.patterns]
+    return candidates
 
 
 def _longest(candidates: list[Pattern], buffer: str) -> tuple[str, str] | None:

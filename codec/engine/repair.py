@@ -41,6 +41,9 @@ WINDOW = 3
 WINDOW_CHARS = 512
 """Characters of text the lookahead holds at most (a decision is never held back longer)."""
 
+_NAME_PROBES = ("a", "0", "_")
+"""Characters a tool name may go on with, to ask whether one that has stopped may still grow."""
+
 _VALUE_WORDS = frozenset({"true", "false", "null", "True", "False", "None"})
 _CALL_OPEN = "CALL_OPEN"
 
@@ -48,6 +51,7 @@ _AFTER: dict[tuple[str, Stack, str], frozenset[str]] = memo({})  # what a state 
 _AFTER_LIMIT = 4096
 
 _HEADS: dict[tuple[str, str], CallHead | None] = memo({})  # (grammar, opener) -> the head of its calls
+_INSERTABLE: dict[str, frozenset[str]] = memo({})  # grammar -> what a repair may insert
 
 Piece = tuple[str | None, str]  # (marker terminal, text) or (None, free text), as the scanner gives them
 
@@ -133,9 +137,20 @@ class CallHead:
         if found is None:
             return None if len(text) == len(self.lead) else False
         rest = text[found.end() :]
-        if not rest:
-            return None if len(text) < WINDOW_CHARS else False
-        return any(rest.startswith(opener) for opener in self.opens)
+        if any(rest.startswith(opener) for opener in self.opens):
+            return True
+        # Not yet an opener after the name; more text may still make one: the name goes on
+        # (``server:`` may become ``server:tool``), or the opener has only begun.
+        waits = not rest or any(opener.startswith(rest) for opener in self.opens) or self._name_may_grow(text)
+        return None if waits and len(text) < WINDOW_CHARS else False
+
+    def _name_may_grow(self, text: str) -> bool:
+        """Whether one more character could make the name's match reach past ``text``."""
+        for probe in _NAME_PROBES:
+            found = self.name.match(text + probe, len(self.lead))
+            if found is not None and found.end() > len(text):
+                return True
+        return False
 
 
 class RepairSearch:
@@ -145,13 +160,7 @@ class RepairSearch:
         self._grammar = grammar
         self._start = start
         self._cursor: LalrCursor | None = None
-        markers = [name for name in grammar.markers.values() if name != _CALL_OPEN]
-        literals = [
-            name
-            for name, pattern in grammar.patterns.items()
-            if pattern.literal is not None and pattern.literal not in _VALUE_WORDS and not name.startswith("BAD_")
-        ]
-        self._insertable = frozenset(markers) | frozenset(literals)
+        self._insertable = _insertable(grammar)
 
     def choose(
         self, stack: Stack, name: str, in_run: str | None, writing: bool, window: list[Piece], ends: bool
@@ -339,6 +348,21 @@ class RepairSearch:
                     return free
         trial.restore(here)
         return None
+
+
+def _insertable(grammar: CompiledGrammar) -> frozenset[str]:
+    """The terminals a repair may insert: markers but the call opener, and literal patterns but
+    value words (remembered per grammar: a search is made per parser)."""
+    insertable = _INSERTABLE.get(grammar.name)
+    if insertable is None:
+        markers = [name for name in grammar.markers.values() if name != _CALL_OPEN]
+        literals = [
+            name
+            for name, pattern in grammar.patterns.items()
+            if pattern.literal is not None and pattern.literal not in _VALUE_WORDS and not name.startswith("BAD_")
+        ]
+        insertable = _INSERTABLE[grammar.name] = frozenset(markers) | frozenset(literals)
+    return insertable
 
 
 def _ignore(rule: str) -> None:

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
+from codec.memo import memo
+
 Piece = tuple[str | None, str]
 """``(marker terminal name, text)`` for a marker, ``(None, text)`` for the text between."""
 
@@ -43,11 +45,23 @@ def _tables(markers: tuple[tuple[str, str], ...]) -> _Tables:
     )
 
 
+# The tables of each markers mapping — a compiled grammar's, never changed after — found by
+# identity, without sorting it again: a scanner is made per completion. The mapping is kept,
+# so its id cannot be reused while it is here.
+_TABLES_OF: dict[int, tuple[Mapping[str, str], _Tables]] = memo({})
+_TABLES_LIMIT = 64
+
+
 class MarkerScanner:
     """Incremental marker recognition for one completion (sans-IO: strings in, pieces out)."""
 
     def __init__(self, markers: Mapping[str, str]) -> None:
-        self._tables = _tables(tuple(sorted(markers.items())))
+        known = _TABLES_OF.get(id(markers))
+        if known is None or known[0] is not markers:
+            if len(_TABLES_OF) >= _TABLES_LIMIT:
+                _TABLES_OF.clear()
+            known = _TABLES_OF[id(markers)] = (markers, _tables(tuple(sorted(markers.items()))))
+        self._tables = known[1]
         self._held = ""
 
     def feed(self, chunk: str) -> list[Piece]:
@@ -72,19 +86,15 @@ class MarkerScanner:
 
     def _markers_in(self, text: str, first: int) -> list[tuple[int, str]]:
         """``(position, marker)`` of every marker from ``first`` on, leftmost first, the longest
-        at a position. ``str.find`` jumps to each character a marker may start with (C speed,
-        where a regex would step through every character); the markers starting with it are
-        then tried there."""
+        at a position. Per character a marker may start with: ``str.find`` says whether it
+        occurs at all (C speed, where a regex would step through every character), then the
+        regex of the markers starting with it finds them from there — its search skips the
+        occurrences that start no marker (a newline in code) without a step in Python."""
         hits: list[tuple[int, str]] = []
         for char, pattern in self._tables.by_start.items():
             start = text.find(char, first)
-            while start >= 0:
-                found = pattern.match(text, start)
-                if found is None:
-                    start = text.find(char, start + 1)
-                    continue
-                hits.append((start, found.group()))
-                start = text.find(char, found.end())
+            if start >= 0:
+                hits.extend((found.start(), found.group()) for found in pattern.finditer(text, start))
         if len(self._tables.by_start) > 1:
             hits = _leftmost(sorted(hits))
         return hits

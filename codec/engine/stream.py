@@ -57,6 +57,23 @@ _PRIMED_LIMIT = 256
 _PRIMED: dict[tuple[str, str], Stack] = memo({})  # (grammar, generation prompt) -> the primed stack
 
 
+class _Facts:
+    """What the engine asks of a set of accepted terminals, answered once per set."""
+
+    __slots__ = ("accepted", "call_open", "content", "free", "patterned", "patterns")
+
+    def __init__(self, accepted: frozenset[str], grammar: CompiledGrammar) -> None:
+        self.accepted = accepted
+        self.free = next((name for name in sorted(accepted) if name in grammar.free_text), None)
+        self.patterns = frozenset(name for name in accepted if name in grammar.patterns)
+        self.patterned = bool(self.patterns)
+        self.content = CONTENT in accepted
+        self.call_open = _CALL_OPEN in accepted
+
+
+_FACTS: dict[str, dict[frozenset[str], _Facts]] = memo({})  # grammar -> accepted terminals -> facts
+
+
 class StreamParser:
     """Parses one completion fed in chunks. Sans-IO: ``feed(str)`` and ``close()`` return the
     events the text completes; ``message`` is the assistant message so far."""
@@ -73,6 +90,7 @@ class StreamParser:
         limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         self._grammar: CompiledGrammar = compiled(grammar_file)
+        self._facts = _FACTS.setdefault(self._grammar.name, {})
         self._scanner = MarkerScanner(self._grammar.markers)
         self._lalr = LalrCursor(self._grammar, COMPLETION_START, on_bad_rule=self._bad_rule)
         self._strict = strict
@@ -80,7 +98,7 @@ class StreamParser:
         self._builder = MessageBuilder(tools, id_factory, self._repaired, arguments, limits)
         self.diagnostics: list[Diagnostic] = []
         self._run: str | None = None  # the free-text terminal whose run is in progress
-        self._run_handler: Callable[[str], None] | None = None  # where the run's text goes
+        self._run_handler: Callable[[str], None] | None = None  # where the run's further text goes
         self._straying = False  # stray text is being kept as content (one diagnostic per run)
         # The stack before a marker the repair inserted to open free text, while only that text
         # followed: a later marker the insertion made unacceptable may take it back.
@@ -108,12 +126,13 @@ class StreamParser:
 
     def feed(self, chunk: str) -> list[Event]:
         """Parse ``chunk``; the events it completes."""
-        self._check_usable()
+        if self._failed is not None or self._closed:
+            self._check_usable()
         try:
             pieces = self._scanner.feed(chunk)
-            if self._run_handler is not None and len(pieces) == 1 and pieces[0][0] is None and not self._queue:
+            if self._run is not None and len(pieces) == 1 and pieces[0][0] is None and not self._queue:
                 text = pieces[0][1]  # the hot path: one more piece of a run of free text
-                self._run_handler(text)
+                (self._run_handler or self._continue_run())(text)
                 if self._builder.stop_request is not None:
                     self._stop_call()
                 self._position.advance(text)
@@ -122,7 +141,11 @@ class StreamParser:
         except ParseError as error:
             self._failed = error
             raise
-        return self._drain()
+        events = self._builder.events  # ``_drain``, written out: this runs once per chunk
+        if not events:
+            return []
+        self._builder.events = []
+        return events
 
     def close(self) -> list[Event]:
         """The completion ended: the last events (a call cut off midway is finished with
@@ -190,6 +213,8 @@ class StreamParser:
         queue.extend(pieces)
         while queue:
             name, text = queue[0]
+            if not self._pending and self._plain_step(name, text, queue):
+                continue
             if name is None:
                 if len(queue) > 1 and queue[1][0] is None and self._undecided_text(text):
                     queue.popleft()  # more text follows: read the two as one
@@ -212,6 +237,45 @@ class StreamParser:
                     continue
             queue.popleft()
             self._marker(name, text)
+
+    def _plain_step(self, name: str | None, text: str, queue: deque[Piece]) -> bool:
+        """The piece at the head of the queue, taken at once when the grammar leaves no question
+        open: what the general path below would do, without asking each of its questions (the
+        common case of well-formed output). ``False``: nothing taken, the general path decides.
+
+        Text continues the run in progress, or opens the one free-text terminal the parser
+        accepts where neither content (layout, an implied call) nor a pattern could start. A
+        marker the parser accepts is taken unless it may close a value whose next piece is
+        text (``_closer`` asks what follows), or opens a call past ``max_calls``."""
+        facts = self._here()
+        if name is None:
+            if self._run is not None:
+                queue.popleft()
+                self._text(text)
+                return True
+            if facts.free is None or facts.patterned or (facts.content and (facts.call_open or not text.strip())):
+                return False
+            queue.popleft()
+            self._feed(facts.free, text)
+            return True
+        if name not in facts.accepted:
+            return False
+        if name == _CALL_OPEN and self._builder.calls_finished >= self._limits.max_calls:
+            return False
+        run = self._run
+        if not (self._strict or run is None or run in _PROSE or (len(queue) > 1 and queue[1][0] is not None)):
+            return False
+        queue.popleft()
+        self._feed(name, text)
+        return True
+
+    def _here(self) -> _Facts:
+        """What the parser accepts now, with the answers the engine asks of it."""
+        accepted = self._lalr.accepts()
+        facts = self._facts.get(accepted)
+        if facts is None:
+            facts = self._facts[accepted] = _Facts(accepted, self._grammar)
+        return facts
 
     def _undecided_text(self, text: str) -> bool:
         """Whether what ``text`` means still depends on the text after it: white space where
@@ -302,21 +366,18 @@ class StreamParser:
 
     def _text(self, text: str) -> None:
         if self._run is not None:  # more of a run already fed to the parser
-            if self._run_handler is not None:
-                self._run_handler(text)
+            (self._run_handler or self._continue_run())(text)
             if self._builder.stop_request is not None:
                 self._stop_call()
             self._position.advance(text)
             return
         if not self._pending:
-            accepted = self._accepts()
-            free = self._free_text(accepted)
-            patterned = any(name in self._grammar.patterns for name in accepted)
-            if free is not None and not patterned:
-                self._feed(free, text)
-                return
-            if not patterned:
-                self._unexpected_text(text, accepted)
+            here = self._here()
+            if not here.patterned:
+                if here.free is not None:
+                    self._feed(here.free, text)
+                else:
+                    self._unexpected_text(text, here.accepted)
                 return
         self._pending += text
         self._lex(final=False)
@@ -324,12 +385,12 @@ class StreamParser:
     def _lex(self, final: bool) -> None:
         """Turn pending text into pattern tokens, as far as it can be decided."""
         while self._pending:
-            accepted = self._accepts()
-            free = self._free_text(accepted)
+            here = self._here()
+            accepted, free = here.accepted, here.free
             if free is not None:
                 # An optional pattern before free text (Gemma's channel name): taken if the text
                 # starts with it, else the text is the free text.
-                found = self._optional_pattern(accepted, final)
+                found = self._optional_pattern(here.patterns, final)
                 if found == WAIT:
                     return
                 if found is None:
@@ -365,8 +426,7 @@ class StreamParser:
                 self._deviation("malformed", token, accepted, f"{name} repaired")
             self._feed(name, token)
 
-    def _optional_pattern(self, accepted: frozenset[str], final: bool) -> tuple[str, str] | str | None:
-        patterns = frozenset(name for name in accepted if name in self._grammar.patterns)
+    def _optional_pattern(self, patterns: frozenset[str], final: bool) -> tuple[str, str] | str | None:
         if not patterns:
             return None
         found = next_token(self._grammar, self._pending, patterns, final)
@@ -534,10 +594,17 @@ class StreamParser:
             self._undo_insertion = None
         self._straying = False
         self._builder.token(name, text, inserted)
-        self._run_handler = self._builder.run_handler(name) if self._run else None
+        self._run_handler = None  # made when the run goes on past this token (_continue_run)
         if self._builder.stop_request is not None:
             self._stop_call()
         self._position.advance(text)
+
+    def _continue_run(self) -> Callable[[str], None]:
+        """Where the further text of the run in progress goes. Asked when the run's second piece
+        arrives, not when it starts: a whole parse gives each run in one piece. Nothing but that
+        run's text reaches the builder in between, so it answers as it would have at the start."""
+        handler = self._run_handler = self._builder.run_handler(self._run or "")
+        return handler
 
     def _stop_call(self) -> None:
         """A limit was reached inside a call: it ends here, unfinished (not a call to run), and
@@ -558,10 +625,9 @@ class StreamParser:
         return self._lalr.accepts()
 
     def _free_text(self, accepted: frozenset[str]) -> str | None:
-        for name in accepted:
-            if name in self._grammar.free_text:
-                return name
-        return None
+        """The free-text terminal among ``accepted`` (the first by name, were there two)."""
+        facts = self._facts.get(accepted)
+        return (facts or _Facts(accepted, self._grammar)).free
 
     def _deviation(self, code: str, found: str, accepted: frozenset[str], repair: str, at: int = 0) -> None:
         """Report a deviation at the current offset (``at``: that many characters from it,

@@ -46,6 +46,7 @@ _PROBE_DATE = datetime(2000, 1, 1)
 _PROMPT_CACHE_SIZE = 256
 
 UnknownOptions = Literal["error", "ignore"]
+_UNKNOWN_OPTIONS = frozenset(get_args(UnknownOptions))
 """What to do with an option the template never reads: refuse it (``"error"``), or drop it
 (``"ignore"``, for a router that sends one set of options to every model)."""
 
@@ -81,7 +82,7 @@ class Renderer:
     def select_options(self, options: Mapping[str, Any], unknown: UnknownOptions) -> dict[str, Any]:
         """The options to render with: all of them, after ``check_options``, for ``"error"``;
         those the template reads for ``"ignore"``. Any other ``unknown`` is a ``RenderError``."""
-        if unknown not in get_args(UnknownOptions):
+        if unknown not in _UNKNOWN_OPTIONS:
             choices = " or ".join(map(repr, get_args(UnknownOptions)))
             raise RenderError(f"unknown_options must be {choices}, got {describe(unknown)}")
         if not options:
@@ -141,7 +142,7 @@ class Renderer:
         The stream parser feeds this text first, so the grammar knows where the model starts
         (GLM's prompt ends inside ``<think>``). Cached per options.
         """
-        key = repr(sorted(options.items()))
+        key = repr(sorted(options.items())) if options else ""
         prompt = self._prompts.get(key)
         if prompt is None:
             prompt = self._generation_prompt(options)
