@@ -137,6 +137,22 @@ class Codec:
         ``call_…`` ids). ``limits`` bound nesting, argument size and calls (``codec.Limits``).
         ``unknown_options`` as in ``render``.
         """
+        return self._stream(tools, strict, id_factory, history, limits, unknown_options, prompt, options, events=True)
+
+    def _stream(
+        self,
+        tools: Tools,
+        strict: bool,
+        id_factory: Callable[[int], str] | None,
+        history: Sequence[Any] | None,
+        limits: Limits,
+        unknown_options: UnknownOptions,
+        prompt: str | None,
+        options: dict[str, Any],
+        *,
+        events: bool,
+    ) -> StreamParser:
+        """``stream``; ``events=False`` for a parse whose events nobody reads (``parse``)."""
         if prompt is not None:
             if history is not None or options:
                 raise RenderError("stream(prompt=...) reads history and options from the prompt: pass neither")
@@ -149,7 +165,9 @@ class Codec:
                 if history is None
                 else self._generation_prompt_after(history, tools, options)
             )
-        return self._parser(generation_prompt, tools=tools, strict=strict, id_factory=id_factory, limits=limits)
+        return self._parser(
+            generation_prompt, tools=tools, strict=strict, id_factory=id_factory, limits=limits, events=events
+        )
 
     def parse(
         self,
@@ -163,20 +181,13 @@ class Codec:
         unknown_options: UnknownOptions = "error",
         **options: Any,
     ) -> AssistantMessage:
-        """The assistant message in ``completion``: exactly ``stream().feed(text)`` + ``close()``.
+        """The assistant message in ``completion``: exactly ``stream().feed(text)`` + ``close()``
+        gives (that parser's events are not made: nobody reads them).
 
         Lenient by default: known malformed output is repaired and anything else stays in
         ``content``. ``strict=True`` raises ``ParseError`` at the first deviation.
         """
-        parser = self.stream(
-            tools=tools,
-            strict=strict,
-            id_factory=id_factory,
-            history=history,
-            limits=limits,
-            unknown_options=unknown_options,
-            **options,
-        )
+        parser = self._stream(tools, strict, id_factory, history, limits, unknown_options, None, options, events=False)
         parser.feed(completion)
         parser.close()
         return parser.message
@@ -239,6 +250,7 @@ class Codec:
         strict: bool,
         id_factory: Callable[[int], str] | None,
         limits: Limits,
+        events: bool = True,
     ) -> StreamParser:
         """A parser for the completion after a prompt that ends with ``generation_prompt``."""
         return StreamParser(
@@ -249,6 +261,7 @@ class Codec:
             strict=strict,
             id_factory=id_factory,
             limits=limits,
+            events=events,
         )
 
     def parse_prompt(self, prompt: str) -> Conversation:

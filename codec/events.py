@@ -60,6 +60,13 @@ class ToolCallEnd:
 Event = ReasoningDelta | ContentDelta | ToolCallStart | ToolCallDelta | ToolCallEnd
 
 
+class Unread(list[Event]):
+    """Where the events of a parse nobody streams go (``Codec.parse``): nowhere."""
+
+    def append(self, event: Event) -> None:
+        return None
+
+
 def openai_delta(event: Event) -> dict[str, Any]:
     """The ``choices[0].delta`` dict of an OpenAI streaming chunk for ``event``.
 

@@ -68,8 +68,11 @@ class Turn:
         id_factory: Callable[[int], str] | None = None,
         limits: Limits = DEFAULT_LIMITS,
     ) -> AssistantMessage:
-        """The reply in ``completion``: exactly ``stream().feed(completion)`` + ``close()``."""
-        parser = self.stream(strict=strict, id_factory=id_factory, limits=limits)
+        """The reply in ``completion``: exactly what ``stream().feed(completion)`` + ``close()``
+        gives (that parser's events are not made: nobody reads them)."""
+        parser = self.codec._parser(
+            self.generation_prompt, tools=self.tools, strict=strict, id_factory=id_factory, limits=limits, events=False
+        )
         parser.feed(completion)
         parser.close()
         return parser.message

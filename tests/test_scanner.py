@@ -145,7 +145,7 @@ class _Counted:
 def counting_scanner(table: dict[str, str]) -> tuple[MarkerScanner, list[int]]:
     """A scanner whose searches count the characters they examine (its pattern tables wrapped,
     and the text its marker search is given: ``str.find`` runs over it once per character a
-    marker may start with)."""
+    marker may start with, and once more where only one marker starts with that character)."""
     scanner = MarkerScanner(table)
     tally = [0]
     tables: Any = scanner._tables
@@ -158,7 +158,9 @@ def counting_scanner(table: dict[str, str]) -> tuple[MarkerScanner, list[int]]:
     markers_in = scanner._markers_in
 
     def counted_markers_in(text: str, first: int) -> list[tuple[int, str]]:
-        tally[0] += (len(text) - first) * len(tables.by_start)
+        # Per character a marker starts with: one ``find`` of it, and one of its marker where
+        # only one starts with it (or the per-occurrence tries, counted as matches).
+        tally[0] += (len(text) - first) * (len(tables.by_start) + len(tables.only))
         return markers_in(text, first)
 
     scanner._markers_in = counted_markers_in  # type: ignore[method-assign]
@@ -183,11 +185,13 @@ def test_each_character_is_examined_a_bounded_number_of_times(fmt: str) -> None:
     """Text full of near-markers (each marker without its last character, then a word), fed in
     3-character chunks. The work, counted where the scanner searches, is linear in the text;
     and no feed examines more than its chunk and a held-back tail shorter than the longest
-    marker, once per kind of search (one per character a marker may start with, the search
-    for the first of them, the anchored matches and the search for a tail to hold back)."""
+    marker, once per kind of search (one per character a marker may start with, one more per
+    character only one marker starts with, the search for the first of them, the anchored
+    matches and the search for a tail to hold back)."""
     table = markers(fmt)
     near = "".join(f"{marker[:-1]} word " for marker in sorted(table))
-    searches = len({marker[0] for marker in table}) + 3
+    starts = [marker[0] for marker in table]
+    searches = len(set(starts)) + sum(starts.count(char) == 1 for char in set(starts)) + 3
     per_feed = searches * (3 + max(map(len, table)) - 1)
     small, large = examined(table, near * 20, 3), examined(table, near * 80, 3)
     assert sum(large) <= 4 * sum(small) * 1.05, (sum(small), sum(large))

@@ -17,6 +17,10 @@ import json
 from json.encoder import encode_basestring
 from typing import Any
 
+_LONGEST_ESCAPE = 6
+"""A character takes at most six in JSON (``\\u001f``); an item read from JSON text is at most
+six times as long written again (a digit of ``1e5`` gives ``100000.0``: eight for three)."""
+
 # What ``json.dumps(text, ensure_ascii=False)`` runs for a string, without its Python frames:
 # strings stream out one chunk per feed, so this is on the streaming hot path.
 _ENCODE = encode_basestring
@@ -45,11 +49,17 @@ class ArgumentsEmitter:
     everything still open, so a call cut off mid-value still yields valid JSON for what arrived.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, lazy: bool = False) -> None:
         self.value: dict[str, Any] = {}
         self._stack: list[_Container] = [_Container(self.value)]
         self._string: list[str] | None = None
         self._started = False
+        # ``lazy``: nobody reads the fragments (a whole parse), so the long ones — string text
+        # (``string_part``) and whole values (``take``) — are not written out: their JSON
+        # length, which a size limit needs, is bounded until ``settle`` counts it.
+        self._lazy = lazy
+        self._unwritten: list[Any] = []
+        self.unwritten_bound = 0  # the JSON of ``_unwritten`` is at most this many characters
 
     @property
     def depth(self) -> int:
@@ -90,6 +100,39 @@ class ArgumentsEmitter:
             raise RuntimeError("string_chunk outside a string")  # engine bug, not input
         self._string.append(text)
         return escape(text)
+
+    def string_part(self, text: str) -> str:
+        """More text of the open string value: its fragment, or nothing when lazy."""
+        if not self._lazy:
+            return self.string_chunk(text)
+        if self._string is None:
+            raise RuntimeError("string_part outside a string")  # engine bug, not input
+        self._string.append(text)
+        self._unwritten.append(text)
+        self.unwritten_bound += _LONGEST_ESCAPE * len(text)
+        return ""
+
+    def take(self, value: dict[str, Any], written: int) -> str:
+        """Take ``value`` as the whole arguments, read at once from ``written`` characters of
+        JSON before anything else: the fragment for all of it, or nothing when lazy (each
+        character read is at most ``_LONGEST_ESCAPE`` characters of JSON again)."""
+        self.value.update(value)
+        self._started = True
+        if not self._lazy:
+            return json.dumps(value, ensure_ascii=False)
+        self._unwritten.append(value)
+        self.unwritten_bound += _LONGEST_ESCAPE * written
+        return ""
+
+    def settle(self) -> int:
+        """How many characters of JSON what was left unwritten holds (counted once)."""
+        size = sum(
+            len(escape(item)) if isinstance(item, str) else len(json.dumps(item, ensure_ascii=False))
+            for item in self._unwritten
+        )
+        self._unwritten.clear()
+        self.unwritten_bound = 0
+        return size
 
     def end_string(self) -> str:
         """Close the open string value."""

@@ -94,6 +94,7 @@ class JsonArgumentsStream:
         self._mark = 0  # start of this chunk's text not yet reflected in a fragment
         self._out: list[str] = []
         self.failed = False
+        self.taken = False  # the whole object was read at once (``_whole_object``)
         self.duplicates: list[str] = []
         self.examined = 0
         self.unconsumed = ""
@@ -153,8 +154,8 @@ class JsonArgumentsStream:
             if not isinstance(member, (str, dict, list)) and is_plain_string(self._schema_for_key(key)):
                 return None
         self.examined += len(text)
-        self._state, self._finished = _State.DONE, True
-        return self._emitter.replace(value, "")
+        self._state, self._finished, self.taken = _State.DONE, True, True
+        return self._emitter.take(value, len(text))
 
     def close(self) -> tuple[str, bool]:
         """The closing fragment, and whether the JSON arrived whole and well-formed."""

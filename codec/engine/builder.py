@@ -15,7 +15,7 @@ from typing import Any
 from codec.arguments.reader import ArgumentContext, ArgumentReader, ArgumentReaderFactory, Report
 from codec.arguments.schema import property_schema, tool_schema
 from codec.engine.call import Call, random_call_id, tool_names
-from codec.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
+from codec.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallEnd, ToolCallStart, Unread
 from codec.limits import DEFAULT_LIMITS, Limits
 from codec.models import AssistantMessage, Diagnostic, FinishReason, ToolCall
 
@@ -30,15 +30,19 @@ class MessageBuilder:
         report: Report,
         arguments: ArgumentReaderFactory,
         limits: Limits = DEFAULT_LIMITS,
+        events: bool = True,
     ) -> None:
         self._tools = tools
+        # ``events=False``: nobody reads the events (a whole parse): none are kept, and the
+        # arguments' long fragments are not written out (``ArgumentsEmitter(lazy=True)``).
+        self._lazy = not events
         self.limits = limits
         self.stop_request: tuple[str, str, int] | None = None  # (code, detail, at): end the open call here
         self._tool_names = tool_names(tools)
         self._new_id = id_factory or random_call_id
         self._report = report
         self._arguments = arguments
-        self.events: list[Event] = []
+        self.events: list[Event] = [] if events else Unread()
         self._reasoning: list[str] = []
         self._content: list[str] = []
         self._calls: list[ToolCall] = []
@@ -157,7 +161,7 @@ class MessageBuilder:
             self.events.append(ContentDelta(text))
 
     def _on_call_open(self, text: str) -> None:
-        self._call = Call(len(self._calls) + len(self._incomplete), text)  # every announced call
+        self._call = Call(len(self._calls) + len(self._incomplete), text, self._lazy)  # every announced call
 
     def _on_call_id(self, text: str) -> None:
         if self._call is not None:
@@ -193,23 +197,16 @@ class MessageBuilder:
             self._start(call)
         return call.arguments
 
-    def _delta(self, call: Call, fragment: str) -> None:
-        if fragment:
-            self.events.append(ToolCallDelta(call.index, fragment))
-            call.size += len(fragment)
-            if call.size > self.limits.max_argument_chars:
-                self._too_large()
-
     def _delta_of(self, call: Call) -> Callable[[str], None]:
         """``_delta`` for one call, in one call per fragment (Solar's JSON sends many)."""
-        index, limit = call.index, self.limits.max_argument_chars
+        index, emitter, limit = call.index, call.emitter, self.limits.max_argument_chars
 
         def delta(fragment: str) -> None:
             if fragment:
                 self.events.append(ToolCallDelta(index, fragment))
                 call.size += len(fragment)
-                if call.size > limit:
-                    self._too_large()
+            if call.size + emitter.unwritten_bound > limit:
+                self._check_size(call)
 
         return delta
 
@@ -220,16 +217,20 @@ class MessageBuilder:
         emitter, index, limit = call.emitter, call.index, self.limits.max_argument_chars
 
         def sink(text: str) -> None:
-            fragment = emitter.string_chunk(text)
+            fragment = emitter.string_part(text)
             self.events.append(ToolCallDelta(index, fragment))
             call.size += len(fragment)
-            if call.size > limit:
-                self._too_large()
+            if call.size + emitter.unwritten_bound > limit:
+                self._check_size(call)
 
         return sink
 
-    def _too_large(self) -> None:
-        if self.stop_request is None:
+    def _check_size(self, call: Call) -> None:
+        """The call's arguments may be past the limit: count what the emitter left unwritten
+        (``lazy``), then see. A lazy parse stops a call exactly where one that writes every
+        fragment does: at each fragment, its JSON so far is at most the bound."""
+        call.size += call.emitter.settle()
+        if call.size > self.limits.max_argument_chars and self.stop_request is None:
             self._request_stop("too_large", f"arguments longer than {self.limits.max_argument_chars} characters")
 
     def _request_stop(self, code: str, detail: str, at: int = 0) -> None:
@@ -281,7 +282,7 @@ class MessageBuilder:
         if call.arguments is not None:
             call.arguments.finish(truncated)
         else:
-            self._delta(call, call.emitter.finish())
+            self._delta_of(call)(call.emitter.finish())
         # The emitter built a plain dict within the depth limit: constructed, not re-validated.
         tool_call = ToolCall.model_construct(id=call.id, name=call.name, arguments=call.emitter.value)
         if not call.name and not truncated:  # nothing names a tool to run: not a call to execute

@@ -19,7 +19,7 @@ def random_call_id(index: int) -> str:
 class Call:
     """A tool call being parsed."""
 
-    def __init__(self, index: int, opener: str) -> None:
+    def __init__(self, index: int, opener: str, lazy: bool = False) -> None:
         self.index = index
         self.raw = [opener]  # the call's text until it starts: kept as content if cut off there
         self.id_parts: list[str] = []
@@ -28,7 +28,7 @@ class Call:
         self.id = ""
         self.name = ""
         self.parameters: Mapping[str, Any] | None = None
-        self.emitter = ArgumentsEmitter()
+        self.emitter = ArgumentsEmitter(lazy)  # lazy: its fragments are not read (a whole parse)
         self.arguments: ArgumentReader | None = None
         self.size = 0  # characters of arguments JSON emitted so far
 

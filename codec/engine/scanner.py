@@ -27,6 +27,7 @@ class _Tables:
     longest: int
     starts: re.Pattern[str]  # any character a marker starts with
     by_start: dict[str, re.Pattern[str]]  # first character -> the markers starting with it
+    only: dict[str, str]  # first character -> its marker, where only one starts with it
 
 
 @cache
@@ -42,8 +43,12 @@ def _tables(markers: tuple[tuple[str, str], ...]) -> _Tables:
         longest=len(texts[0]),
         starts=re.compile("[" + re.escape("".join(by_start)) + "]"),
         by_start=by_start,
+        only={first: mine[0] for first in by_start if len(mine := [t for t in texts if t[0] == first]) == 1},
     )
 
+
+_STEPS = 32
+"""Occurrences of a marker's first character tried one by one before the regex takes over."""
 
 # The tables of each markers mapping — a compiled grammar's, never changed after — found by
 # identity, without sorting it again: a scanner is made per completion. The mapping is kept,
@@ -86,14 +91,35 @@ class MarkerScanner:
 
     def _markers_in(self, text: str, first: int) -> list[tuple[int, str]]:
         """``(position, marker)`` of every marker from ``first`` on, leftmost first, the longest
-        at a position. Per character a marker may start with: ``str.find`` says whether it
-        occurs at all (C speed, where a regex would step through every character), then the
-        regex of the markers starting with it finds them from there — its search skips the
-        occurrences that start no marker (a newline in code) without a step in Python."""
+        at a position. Per character a marker may start with, the cheapest way through the text
+        (``str.find`` runs at C speed; a Python step per occurrence does not): a character
+        only one marker starts with, ``find`` that marker from one to the next; else ``find``
+        each occurrence and try its markers there — and once the character proves frequent
+        (``_STEPS`` occurrences: a newline, a bracket in code), the regex of its markers, whose
+        search skips the occurrences that start none."""
         hits: list[tuple[int, str]] = []
-        for char, pattern in self._tables.by_start.items():
+        tables = self._tables
+        for char, pattern in tables.by_start.items():
             start = text.find(char, first)
-            if start >= 0:
+            if start < 0:
+                continue
+            only = tables.only.get(char)
+            if only is not None:
+                start = text.find(only, start)
+                while start >= 0:
+                    hits.append((start, only))
+                    start = text.find(only, start + len(only))
+                continue
+            for _ in range(_STEPS):
+                found = pattern.match(text, start)
+                if found is None:
+                    start = text.find(char, start + 1)
+                else:
+                    hits.append((start, found.group()))
+                    start = text.find(char, found.end())
+                if start < 0:
+                    break
+            else:
                 hits.extend((found.start(), found.group()) for found in pattern.finditer(text, start))
         if len(self._tables.by_start) > 1:
             hits = _leftmost(sorted(hits))

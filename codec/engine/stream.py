@@ -76,7 +76,8 @@ _FACTS: dict[str, dict[frozenset[str], _Facts]] = memo({})  # grammar -> accepte
 
 class StreamParser:
     """Parses one completion fed in chunks. Sans-IO: ``feed(str)`` and ``close()`` return the
-    events the text completes; ``message`` is the assistant message so far."""
+    events the text completes; ``message`` is the assistant message so far. ``events=False``
+    (``Codec.parse``): no events are made, only the message."""
 
     def __init__(
         self,
@@ -88,6 +89,7 @@ class StreamParser:
         strict: bool,
         id_factory: Callable[[int], str] | None = None,
         limits: Limits = DEFAULT_LIMITS,
+        events: bool = True,
     ) -> None:
         self._grammar: CompiledGrammar = compiled(grammar_file)
         self._facts = _FACTS.setdefault(self._grammar.name, {})
@@ -95,7 +97,7 @@ class StreamParser:
         self._lalr = LalrCursor(self._grammar, COMPLETION_START, on_bad_rule=self._bad_rule)
         self._strict = strict
         self._limits = limits
-        self._builder = MessageBuilder(tools, id_factory, self._repaired, arguments, limits)
+        self._builder = MessageBuilder(tools, id_factory, self._repaired, arguments, limits, events)
         self.diagnostics: list[Diagnostic] = []
         self._run: str | None = None  # the free-text terminal whose run is in progress
         self._run_handler: Callable[[str], None] | None = None  # where the run's further text goes

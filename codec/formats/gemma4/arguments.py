@@ -139,7 +139,7 @@ class GemmaValues:
         elif terminal in ("BAD_SQUOTE", "BAD_UNOPENED"):
             self._emit(self._emitter.begin_string())
             if terminal == "BAD_UNOPENED" and text != '"':  # an unclosed JSON string: its quote is syntax
-                self._emit(self._emitter.string_chunk(text))
+                self._emit(self._emitter.string_part(text))
         elif terminal in _SCALARS:
             schema = self._schema_for_key(self._key) if len(self._kinds) == 1 else None
             self._emit(self._emitter.value_complete(type_text(text, schema)))
@@ -171,7 +171,7 @@ class GemmaValues:
         if self._quoted_key is not None:
             self._quoted_key.append(text)
         elif self._emitter.in_string:
-            self._emit(self._emitter.string_chunk(text))
+            self._emit(self._emitter.string_part(text))
 
     def _skip(self, terminal: str) -> None:
         """Take a duplicate member's value out of the arguments: it cannot be both in the dict

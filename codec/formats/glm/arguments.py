@@ -95,7 +95,7 @@ class KeyValueArguments:
         if self._value_parts is not None:
             self._value_parts.append(text)
         elif self._emitter.in_string:
-            self._context.delta(self._emitter.string_chunk(text))
+            self._context.delta(self._emitter.string_part(text))
 
     def _value_close(self, text: str) -> None:
         self._finish_value()

@@ -11,6 +11,7 @@ refused text is content, as before.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -72,7 +73,7 @@ class JsonArguments:
     def _feed(self, stream: JsonArgumentsStream, text: str) -> None:
         self._written.append(text)
         fragment, rejected = stream.feed(text)
-        if fragment:
+        if fragment or stream.taken:  # taken whole: its fragment may be left unwritten (lazy)
             self._delta(fragment)
         if stream.dropped:
             self._keep_dropped(stream)
@@ -105,13 +106,20 @@ class JsonArguments:
             self._rejecting = True
         self._rejected.append(rejected)
 
+    def _sent_text(self) -> str:
+        """The JSON streamed so far: all of the object when it was taken whole (its one
+        fragment may not have been written: ``ArgumentsEmitter.take``)."""
+        if self._json is not None and self._json.taken:
+            return json.dumps(self._context.emitter.value, ensure_ascii=False)
+        return "".join(self._sent)
+
     def _reread(self) -> bool:
         """The arguments read again, leniently, after the JSON reader refused some of them."""
         limits = self._context.limits
         decoded = decode_arguments("".join(self._written), self._context.parameters(), max_depth=limits.max_depth)
         if decoded is None or not decoded.complete or not lossless(decoded.repairs):
             return False
-        rest = self._context.emitter.replace(decoded.value, "".join(self._sent))
+        rest = self._context.emitter.replace(decoded.value, self._sent_text())
         if rest is None:
             return False
         shown = ", ".join(sorted({repair.code for repair in decoded.repairs})) or "JSON"
