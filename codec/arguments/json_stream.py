@@ -103,21 +103,35 @@ class JsonArgumentsStream:
         # (negative: it began in an earlier chunk), so its diagnostic points at it however chunked
         self.dropped_at: list[int] = []
 
+    def string_text(self, text: str) -> str | None:
+        """The fragment for ``text`` when it is more of a string value and nothing else (the
+        common chunk: then nothing is rejected or dropped), else ``None`` and nothing changes:
+        ``feed`` reads it. Plain text, or escapes — the last perhaps cut off: held, as the
+        character-by-character reading holds it."""
+        if self._state is not _State.STRING or self._skip or self.failed:
+            return None
+        if not self._escape and '"' not in text and "\\" not in text:  # no quote, no escape
+            self.examined += len(text)
+            if self._held:
+                self._held.clear()
+            return self._emitter.string_chunk(text)
+        inside = _inside_string(self._escape + text)
+        if inside is None:
+            return None
+        decoded, self._escape = inside
+        self.examined += len(text)
+        self._held.clear()
+        if self._escape:
+            self._held.append(self._escape)
+        return self._emitter.string_chunk(decoded) if decoded else ""
+
     def feed(self, text: str) -> tuple[str, str]:
         """``(JSON fragment, rejected text)`` for the next piece of the arguments text."""
         if self.failed:
             return "", text
-        if self._state is _State.STRING and not self._skip:
-            # The common chunk: more of a string value, nothing else — plain text, or escapes
-            # (the last perhaps cut off: held, as the character-by-character reading holds it).
-            inside = (text, "") if not self._escape and _plain_text(text) else _inside_string(self._escape + text)
-            if inside is not None:
-                decoded, self._escape = inside
-                self.examined += len(text)
-                self._held.clear()
-                if self._escape:
-                    self._held.append(self._escape)
-                return (self._emitter.string_chunk(decoded) if decoded else ""), ""
+        fragment = self.string_text(text)
+        if fragment is not None:
+            return fragment, ""
         if self._state is _State.START and text.endswith("}"):
             whole = self._whole_object(text)
             if whole is not None:
@@ -347,15 +361,26 @@ class JsonArgumentsStream:
             self._reflect(position)
 
 
-def _plain_text(text: str) -> bool:
-    """Text that cannot end a string or start an escape."""
-    return '"' not in text and "\\" not in text
-
-
 def _inside_string(text: str) -> tuple[str, str] | None:
     """``(decoded, held)`` when all of ``text`` lies inside one string value: no closing quote,
     every escape valid. ``held`` is an escape cut off at the end, kept whole with a first half
     of a surrogate pair before it (``\\uD83D\\uDE``): what ``_decode_escape`` waits on."""
+    last = text.rfind("\\")
+    if last >= 0 and len(text) - last < 6 and (len(text) - last == 1 or text[last + 1] == "u"):
+        return _inside_string_cut(text)  # it may end inside an escape
+    try:  # the common case, decoded in C at once
+        decoded, end = _scanstring(text + '"', 0, False)
+    except ValueError:
+        return None
+    if end != len(text) + 1:
+        return None  # a closing quote inside
+    if decoded and "\ud800" <= decoded[-1] <= "\udbff":
+        return _inside_string_cut(text)  # a first half of a pair: its second may follow
+    return str(decoded), ""
+
+
+def _inside_string_cut(text: str) -> tuple[str, str] | None:
+    """``_inside_string`` where ``text`` may end inside an escape."""
     found = _STRING_CHUNK.fullmatch(text)
     if found is None:
         return None

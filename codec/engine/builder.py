@@ -33,9 +33,7 @@ class MessageBuilder:
         events: bool = True,
     ) -> None:
         self._tools = tools
-        # ``events=False``: nobody reads the events (a whole parse): none are kept, and the
-        # arguments' long fragments are not written out (``ArgumentsEmitter(lazy=True)``).
-        self._lazy = not events
+        self._lazy = not events  # nobody reads events (a whole parse): no long fragments either
         self.limits = limits
         self.stop_request: tuple[str, str, int] | None = None  # (code, detail, at): end the open call here
         self._tool_names = tool_names(tools)
@@ -215,9 +213,10 @@ class MessageBuilder:
         (every name it needs bound here, once per run; ``self.events`` is replaced at each
         drain, so it is read at each call)."""
         emitter, index, limit = call.emitter, call.index, self.limits.max_argument_chars
+        write = emitter.string_part if emitter.lazy else emitter.string_chunk
 
         def sink(text: str) -> None:
-            fragment = emitter.string_part(text)
+            fragment = write(text)
             self.events.append(ToolCallDelta(index, fragment))
             call.size += len(fragment)
             if call.size + emitter.unwritten_bound > limit:

@@ -69,6 +69,12 @@ class MarkerScanner:
         self._tables = known[1]
         self._held = ""
 
+    def passes(self, chunk: str) -> bool:
+        """Whether ``chunk`` is text and nothing else: no character a marker starts with, and
+        nothing held back before it. Then it is taken as it is (``feed`` would give it as one
+        piece), without a list of pieces: the hot path of streaming."""
+        return bool(chunk) and not self._held and self._tables.starts.search(chunk) is None
+
     def feed(self, chunk: str) -> list[Piece]:
         """The markers and text that ``chunk`` completes."""
         text = self._held + chunk if self._held else chunk

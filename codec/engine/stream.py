@@ -131,15 +131,17 @@ class StreamParser:
         if self._failed is not None or self._closed:
             self._check_usable()
         try:
-            pieces = self._scanner.feed(chunk)
-            if self._run is not None and len(pieces) == 1 and pieces[0][0] is None and not self._queue:
-                text = pieces[0][1]  # the hot path: one more piece of a run of free text
-                (self._run_handler or self._continue_run())(text)
+            if self._run is not None and not self._queue and self._scanner.passes(chunk):
+                # The hot path: one more piece of a run of free text, no marker in sight.
+                (self._run_handler or self._continue_run())(chunk)
                 if self._builder.stop_request is not None:
                     self._stop_call()
-                self._position.advance(text)
+                if "\n" in chunk:
+                    self._position.advance(chunk)
+                else:  # ``advance`` without a line to count, written out
+                    self._position.offset += len(chunk)
             else:
-                self._pieces(pieces)
+                self._pieces(self._scanner.feed(chunk))
         except ParseError as error:
             self._failed = error
             raise

@@ -49,7 +49,19 @@ class JsonArguments:
         if terminal != "ARGS_JSON" or self._json is None:
             return None
         stream = self._json  # JSON text always goes through the tokenizer: escapes span chunks
-        return lambda text: self._feed(stream, text)
+        written, sent, delta, string_text = self._written, self._sent, self._context.delta, stream.string_text
+
+        def sink(text: str) -> None:
+            # ``_feed``, written out for the common chunk: more of a string value.
+            written.append(text)
+            fragment = string_text(text)
+            if fragment is None:
+                self._fed(stream, text, *stream.feed(text))
+            elif fragment:
+                sent.append(fragment)
+                delta(fragment)
+
+        return sink
 
     def finish(self, truncated: bool) -> None:
         if self._json is None:
@@ -73,6 +85,10 @@ class JsonArguments:
     def _feed(self, stream: JsonArgumentsStream, text: str) -> None:
         self._written.append(text)
         fragment, rejected = stream.feed(text)
+        self._fed(stream, text, fragment, rejected)
+
+    def _fed(self, stream: JsonArgumentsStream, text: str, fragment: str, rejected: str) -> None:
+        """What the JSON reader made of ``text``: its fragment, dropped duplicates, refused text."""
         if fragment or stream.taken:  # taken whole: its fragment may be left unwritten (lazy)
             self._delta(fragment)
         if stream.dropped:
