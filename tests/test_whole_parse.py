@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import codec
+from codec.arguments import emitter
 from support.parsing import ids
 
 CODE = 'def f(x):\n    return {"x": x, "tab": "\\t"}  # “quoted” <b>\n' * 40  # quotes, newlines, escapes
@@ -86,3 +87,29 @@ def test_a_parse_makes_no_events_and_a_stream_does() -> None:
     parser = codec.load("glm").stream(tools=TOOLS)
     assert parser.feed(text) != []
     assert codec.load("glm").parse(text, tools=TOOLS).tool_calls[0].arguments == {"path": "a.py", "content": "x"}
+
+
+@pytest.mark.parametrize("fmt", ["glm", "gemma4", "solar-open"])
+def test_a_whole_parse_never_writes_the_long_value_as_json(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The point of the lazy emitter, counted: the JSON encoder never sees the long value in a
+    whole parse, while a stream of the same text encodes it to send it out."""
+    text = completion(fmt, CODE)
+    seen: list[int] = []
+    encode = emitter._ENCODE
+    dumps = json.dumps
+
+    def counting_encode(text: str) -> str:
+        seen.append(len(text))
+        return encode(text)
+
+    def counting_dumps(value: Any, **options: Any) -> str:
+        written = dumps(value, **options)
+        seen.append(len(written))
+        return written
+
+    monkeypatch.setattr(emitter, "_ENCODE", counting_encode)
+    monkeypatch.setattr(emitter.json, "dumps", counting_dumps)
+    codec.load(fmt).parse(text, tools=TOOLS)
+    assert max(seen, default=0) < len(CODE)
+    streamed(fmt, text, codec.Limits())
+    assert max(seen) >= len(CODE)

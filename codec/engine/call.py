@@ -19,7 +19,7 @@ def random_call_id(index: int) -> str:
 class Call:
     """A tool call being parsed."""
 
-    def __init__(self, index: int, opener: str, lazy: bool = False) -> None:
+    def __init__(self, index: int, opener: str, lazy: bool) -> None:
         self.index = index
         self.raw = [opener]  # the call's text until it starts: kept as content if cut off there
         self.id_parts: list[str] = []
