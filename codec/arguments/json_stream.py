@@ -62,6 +62,12 @@ class _State(enum.Enum):
     DONE = "after the closing }: white space only"
 
 
+# The states the per-chunk checks compare with, as plain names: an enum member's lookup through
+# its class costs several times a name's.
+_STRING = _State.STRING
+_START = _State.START
+
+
 class JsonArgumentsStream:
     """One call's arguments JSON, fed in chunks; ``feed`` returns what to stream out.
 
@@ -108,7 +114,7 @@ class JsonArgumentsStream:
         common chunk: then nothing is rejected or dropped), else ``None`` and nothing changes:
         ``feed`` reads it. Plain text, or escapes — the last perhaps cut off: held, as the
         character-by-character reading holds it."""
-        if self._state is not _State.STRING or self._skip or self.failed:
+        if self._state is not _STRING or self._skip or self.failed:
             return None
         if not self._escape and '"' not in text and "\\" not in text:  # no quote, no escape
             self.examined += len(text)
@@ -132,7 +138,7 @@ class JsonArgumentsStream:
         fragment = self.string_text(text)
         if fragment is not None:
             return fragment, ""
-        if self._state is _State.START and text.endswith("}"):
+        if self._state is _START and text.endswith("}"):
             whole = self._whole_object(text)
             if whole is not None:
                 return whole, ""
