@@ -21,6 +21,10 @@ _LONGEST_ESCAPE = 6
 """A character takes at most six in JSON (``\\u001f``); an item read from JSON text is at most
 six times as long written again (a digit of ``1e5`` gives ``100000.0``: eight for three)."""
 
+# ``json.dumps(value, ensure_ascii=False)``, its encoder made once: ``json.dumps`` makes a new one
+# per call whenever an option differs from its defaults.
+dumps = json.JSONEncoder(ensure_ascii=False).encode
+
 # What ``json.dumps(text, ensure_ascii=False)`` runs for a string, without its Python frames:
 # strings stream out one chunk per feed, so this is on the streaming hot path.
 _ENCODE = encode_basestring
@@ -86,7 +90,7 @@ class ArgumentsEmitter:
         """A whole value (scalar, or a nested object/array already built)."""
         fragment = self._open() + self._item_prefix()
         self._store(value)
-        return fragment + json.dumps(value, ensure_ascii=False)
+        return fragment + dumps(value)
 
     def begin_string(self) -> str:
         """Start a string value whose text will come in chunks."""
@@ -124,17 +128,14 @@ class ArgumentsEmitter:
         self.value.update(value)
         self._started = True
         if not self._lazy:
-            return json.dumps(value, ensure_ascii=False)
+            return dumps(value)
         self._unwritten.append(value)
         self.unwritten_bound += _LONGEST_ESCAPE * written
         return ""
 
     def settle(self) -> int:
         """How many characters of JSON what was left unwritten holds (counted once)."""
-        size = sum(
-            len(escape(item)) if isinstance(item, str) else len(json.dumps(item, ensure_ascii=False))
-            for item in self._unwritten
-        )
+        size = sum(len(escape(item)) if isinstance(item, str) else len(dumps(item)) for item in self._unwritten)
         self._unwritten.clear()
         self.unwritten_bound = 0
         return size
@@ -174,7 +175,7 @@ class ArgumentsEmitter:
         """Take ``value`` as the whole arguments, read afresh (a lenient second reading of text
         the streaming one refused): the fragment that completes it, when the JSON sent so far
         (``sent``) begins its JSON; else ``None`` and nothing changes. The emitter is then done."""
-        text = json.dumps(value, ensure_ascii=False)
+        text = dumps(value)
         if not text.startswith(sent):
             return None
         self.value.clear()

@@ -22,7 +22,7 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeGuard
+from typing import Any
 
 Kinds = frozenset[str]
 """The JSON types a schema admits; ``None`` stands for "anything"."""
@@ -52,12 +52,6 @@ _MAX_DEPTH = 32  # $ref chains and nesting deeper than this are treated as "anyt
 _WORK_LIMIT = 10_000  # subschemas one ``kinds`` call visits at most (a branching $ref cycle)
 
 
-def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
-    """``isinstance(value, Mapping)``, a plain ``dict`` first: the ABC check costs several times
-    more, and schemas are read on every call's every argument."""
-    return type(value) is dict or isinstance(value, Mapping)
-
-
 def tool_schema(tools: Sequence[Mapping[str, Any]], name: str) -> Mapping[str, Any] | None:
     """The ``parameters`` schema of the tool called ``name``.
 
@@ -65,13 +59,13 @@ def tool_schema(tools: Sequence[Mapping[str, Any]], name: str) -> Mapping[str, A
     ``{"name", "parameters"}``.
     """
     for tool in tools:
-        if not _is_mapping(tool):
+        if not isinstance(tool, Mapping):
             continue
         function = tool.get("function")
-        spec = function if _is_mapping(function) else tool
+        spec = function if isinstance(function, Mapping) else tool
         if spec.get("name") == name:
             parameters = spec.get("parameters")
-            return parameters if _is_mapping(parameters) else None
+            return parameters if isinstance(parameters, Mapping) else None
     return None
 
 
@@ -81,14 +75,14 @@ def property_schema(parameters: Mapping[str, Any] | None, key: str) -> Mapping[s
     The root's ``$defs``/``definitions`` are carried into the result, so references nested in it
     (``anyOf: [{"$ref": ...}]``) still resolve when it is given to ``type_text`` on its own.
     """
-    if not _is_mapping(parameters):
+    if not isinstance(parameters, Mapping):
         return None
     root = _resolve(parameters, parameters)
     properties = root.get("properties")
-    schema = properties.get(key) if _is_mapping(properties) else None
+    schema = properties.get(key) if isinstance(properties, Mapping) else None
     if schema is None:
         schema = root.get("additionalProperties")
-    if not _is_mapping(schema):
+    if not isinstance(schema, Mapping):
         return None
     return _with_definitions(_resolve(schema, parameters), parameters)
 
@@ -99,12 +93,12 @@ def is_plain_string(schema: Mapping[str, Any] | None) -> bool:
     Such values are written raw by GLM and stream chunk by chunk; ``string|null`` is not plain
     (a bare ``null`` must become ``None``).
     """
-    return _is_mapping(schema) and kinds(schema) == _STRING
+    return isinstance(schema, Mapping) and kinds(schema) == _STRING
 
 
 def kinds(schema: Mapping[str, Any] | None) -> Kinds | None:
     """The JSON types ``schema`` admits (``"number"`` brings ``"integer"``), ``None`` for any."""
-    if not _is_mapping(schema):
+    if not isinstance(schema, Mapping):
         return None
     return _kinds(schema, schema, 0, [_WORK_LIMIT])
 
@@ -159,7 +153,7 @@ def _json(text: str, default: Any) -> Any:
     if start not in _JSON_STARTS:  # plain words are the common case: no exception to raise and catch
         return default
     try:
-        return json.loads(text, parse_constant=_not_json)
+        return _DECODE(text)
     except (ValueError, RecursionError):  # RecursionError: "[[[[..." nested past the C stack
         return default
 
@@ -167,6 +161,9 @@ def _json(text: str, default: Any) -> Any:
 def _not_json(word: str) -> Any:
     """``NaN``, ``Infinity``: Python's json reads them, but arguments must stay valid JSON."""
     raise ValueError(f"{word} is not a JSON number")
+
+
+_DECODE = json.JSONDecoder(parse_constant=_not_json).decode  # made once; json.loads makes one per call
 
 
 def json_kind(value: Any) -> str:
@@ -188,7 +185,7 @@ def _narrow(value: Any, admitted: Kinds) -> Any:
 
 def _enum_match(text: str, schema: Any) -> Any:
     """The ``enum``/``const`` member ``text`` spells, as JSON or verbatim; else ``_MISSING``."""
-    options = _options(_resolve(schema, schema)) if _is_mapping(schema) else None
+    options = _options(_resolve(schema, schema)) if isinstance(schema, Mapping) else None
     if not options:
         return _MISSING
     parsed = _json(text, _MISSING)
@@ -217,7 +214,7 @@ def _kinds(schema: Any, root: Mapping[str, Any], depth: int, budget: list[int]) 
     subschemas to visit, so a cyclic ``$ref`` ends and one that branches (``anyOf`` of two
     references back to the root) cannot cost exponential time: past the budget, anything."""
     budget[0] -= 1
-    if not _is_mapping(schema) or depth > _MAX_DEPTH or budget[0] < 0:
+    if not isinstance(schema, Mapping) or depth > _MAX_DEPTH or budget[0] < 0:
         return None
     schema = _resolve(schema, root)
     own = _own_kinds(schema)
@@ -291,8 +288,8 @@ def json_pointer(root: Mapping[str, Any], ref: str) -> Mapping[str, Any] | None:
     node: Any = root
     for part in filter(None, ref[1:].split("/")):
         part = part.replace("~1", "/").replace("~0", "~")
-        node = node.get(part) if _is_mapping(node) else None
-    return node if _is_mapping(node) else None
+        node = node.get(part) if isinstance(node, Mapping) else None
+    return node if isinstance(node, Mapping) else None
 
 
 def _with_definitions(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -11,10 +11,10 @@ refused text is content, as before.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import ClassVar
 
+from codec.arguments.emitter import dumps
 from codec.arguments.json_stream import JsonArgumentsStream
 from codec.arguments.lenient_value import lossless
 from codec.arguments.reader import ArgumentContext
@@ -126,7 +126,7 @@ class JsonArguments:
         """The JSON streamed so far: all of the object when it was taken whole (its one
         fragment may not have been written: ``ArgumentsEmitter.take``)."""
         if self._json is not None and self._json.taken:
-            return json.dumps(self._context.emitter.value, ensure_ascii=False)
+            return dumps(self._context.emitter.value)
         return "".join(self._sent)
 
     def _reread(self) -> bool:
