@@ -9,6 +9,9 @@ of JSON text it adds, and the emitter builds the Python value alongside, so by c
 which is ``ToolCall.arguments_json`` — the invariant that lets a streaming client concatenate
 ``ToolCallDelta.arguments`` and get exactly what a whole parse gives. Strings stream one chunk at
 a time (escaped as ``json.dumps`` escapes them); everything else is emitted when complete.
+
+A lazy emitter (``Codec.parse``: nobody reads its fragments) leaves the long ones unwritten and
+keeps only a bound on their length, counted exactly when a size limit needs it (``settle``).
 """
 
 from __future__ import annotations

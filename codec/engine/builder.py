@@ -196,7 +196,8 @@ class MessageBuilder:
         return call.arguments
 
     def _delta_of(self, call: Call) -> Callable[[str], None]:
-        """``_delta`` for one call, in one call per fragment (Solar's JSON sends many)."""
+        """Where a call's fragments go: out as events, and counted against the size limit (one
+        closure per call, one call per fragment: Solar's JSON sends many)."""
         index, emitter, limit = call.index, call.emitter, self.limits.max_argument_chars
 
         def delta(fragment: str) -> None:
