@@ -25,9 +25,9 @@ Schemas = Callable[[str], Mapping[str, Any] | None]
 class Run:
     """The outcome of feeding one arguments text in the given chunks."""
 
-    def __init__(self, chunks: Sequence[str], schema_for_key: Schemas | None = None) -> None:
+    def __init__(self, chunks: Sequence[str], schema_for_key: Schemas | None = None, max_depth: int = 64) -> None:
         self.emitter = ArgumentsEmitter()
-        self.stream = JsonArgumentsStream(self.emitter, schema_for_key or (lambda key: None))
+        self.stream = JsonArgumentsStream(self.emitter, schema_for_key or (lambda key: None), max_depth)
         self.fragments: list[str] = []
         self.rejected: list[str] = []
         for chunk in chunks:
@@ -310,3 +310,39 @@ def test_cost_per_feed_does_not_grow_with_what_came_before(shape: str) -> None:
     short, long = (examined_per_feed(LONG_VALUES[shape](length)) for length in (12_500, 50_000))
     assert sum(long) <= 4 * sum(short) * 1.05, (sum(short), sum(long))
     assert max(long) <= max(short), (max(short), max(long))
+
+
+def _outcome(result: Run) -> tuple[Any, ...]:
+    stream = result.stream
+    return (result.text, result.value, result.rejected_text, result.complete, stream.failed, stream.too_deep,
+            stream.duplicates, stream.dropped, stream.unconsumed)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": 1e400, "b": "x"}',  # a float past the largest: what json.loads gives is not JSON
+        '{"a": NaN}',
+        '{"a": 1, "a": 2}',
+        '{"a": {"k": 1, "k": 2}}',
+        '{"n": 5, "s": 5}',  # a number for a string parameter keeps its text
+        '{"a": ' + "[" * 4 + "1" + "]" * 4 + "}",  # at the depth limit of 4
+        '{"a": ' + "[" * 5 + "1" + "]" * 5 + "}",  # one past it
+        '{"a": "\\ud83d\\ude00 \\ud83d"}',
+        '{"a": 1} ',
+        "[1]",
+        '{"a": 1}}',
+        '{"a": ' + "9" * 5000 + "}",  # more digits than Python turns into an int
+    ],
+)
+def test_an_object_given_whole_reads_as_given_character_by_character(text: str) -> None:
+    """A whole object in one piece is read at once (``json.loads``) where that reads the same,
+    and character by character where it might not: either way the outcome is the same."""
+
+    def schemas(key: str) -> Mapping[str, Any] | None:
+        return {"type": "string"} if key == "s" else None
+
+    def outcome(chunks: list[str]) -> tuple[Any, ...]:
+        return _outcome(Run(chunks, schemas, max_depth=4))
+
+    assert outcome([text]) == outcome(one_by_one(text))

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import enum
 import json
-import math
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -162,10 +161,10 @@ class JsonArgumentsStream:
         """The fragment for ``text`` when it is the whole arguments object, read at once by
         ``json.loads`` (a whole parse gives it in one piece): exactly what reading it character
         by character gives, or ``None`` — then it is read so — wherever the two could differ: a
-        duplicate key, a word or number JSON cannot hold, nesting near the limit, or a number
-        where the schema wants a string (its text is kept)."""
+        duplicate key, ``NaN`` or ``Infinity`` (kept as text), nesting past the limit, or a
+        number where the schema wants a string (its text is kept)."""
         try:
-            value = json.loads(text, object_pairs_hook=_unique, parse_constant=_refuse, parse_float=_finite)
+            value = json.loads(text, object_pairs_hook=_unique, parse_constant=_refuse)
         except (ValueError, RecursionError):
             return None
         if not isinstance(value, dict) or _nests_deeper_than(value, self._max_depth):
@@ -421,13 +420,6 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _refuse(word: str) -> Any:
     raise ValueError(f"{word} is not a JSON number")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if math.isinf(value):
-        raise ValueError(f"{text} is too large for a float")
-    return value
 
 
 def _whole_string(text: str, position: int) -> tuple[str, int] | None:
