@@ -127,7 +127,7 @@ class MarkerScanner:
                     break
             else:
                 hits.extend((found.start(), found.group()) for found in pattern.finditer(text, start))
-        if len(self._tables.by_start) > 1:
+        if len(tables.by_start) > 1:
             hits = _leftmost(sorted(hits))
         return hits
 

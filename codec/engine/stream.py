@@ -60,13 +60,12 @@ _PRIMED: dict[tuple[str, str], Stack] = memo({})  # (grammar, generation prompt)
 class _Facts:
     """What the engine asks of a set of accepted terminals, answered once per set."""
 
-    __slots__ = ("accepted", "call_open", "content", "free", "patterned", "patterns")
+    __slots__ = ("accepted", "call_open", "content", "free", "patterns")
 
     def __init__(self, accepted: frozenset[str], grammar: CompiledGrammar) -> None:
         self.accepted = accepted
         self.free = next((name for name in sorted(accepted) if name in grammar.free_text), None)
         self.patterns = frozenset(name for name in accepted if name in grammar.patterns)
-        self.patterned = bool(self.patterns)
         self.content = CONTENT in accepted
         self.call_open = _CALL_OPEN in accepted
 
@@ -257,7 +256,7 @@ class StreamParser:
                 queue.popleft()
                 self._text(text)
                 return True
-            if facts.free is None or facts.patterned or (facts.content and (facts.call_open or not text.strip())):
+            if facts.free is None or facts.patterns or (facts.content and (facts.call_open or not text.strip())):
                 return False
             queue.popleft()
             self._feed(facts.free, text)
@@ -275,7 +274,9 @@ class StreamParser:
 
     def _here(self) -> _Facts:
         """What the parser accepts now, with the answers the engine asks of it."""
-        accepted = self._lalr.accepts()
+        return self._facts_of(self._lalr.accepts())
+
+    def _facts_of(self, accepted: frozenset[str]) -> _Facts:
         facts = self._facts.get(accepted)
         if facts is None:
             facts = self._facts[accepted] = _Facts(accepted, self._grammar)
@@ -377,7 +378,7 @@ class StreamParser:
             return
         if not self._pending:
             here = self._here()
-            if not here.patterned:
+            if not here.patterns:
                 if here.free is not None:
                     self._feed(here.free, text)
                 else:
@@ -630,8 +631,7 @@ class StreamParser:
 
     def _free_text(self, accepted: frozenset[str]) -> str | None:
         """The free-text terminal among ``accepted`` (the first by name, were there two)."""
-        facts = self._facts.get(accepted)
-        return (facts or _Facts(accepted, self._grammar)).free
+        return self._facts_of(accepted).free
 
     def _deviation(self, code: str, found: str, accepted: frozenset[str], repair: str, at: int = 0) -> None:
         """Report a deviation at the current offset (``at``: that many characters from it,
