@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -43,6 +43,22 @@ from codec.errors import RenderError
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def built(model: type[_Model], fields: dict[str, Any], private: dict[str, Any] | None = None) -> _Model:
+    """An instance of ``model`` from values ``codec`` made and typed itself (the parser's
+    messages): what ``model.model_construct(**fields)`` makes, then ``private`` set, without
+    its walk over every field's aliases and defaults (``fields`` gives every field, in order,
+    and ``private`` every private attribute). ``tests/test_pinned_builder.py`` checks the two agree."""
+    instance = model.__new__(model)
+    object.__setattr__(instance, "__dict__", fields)
+    object.__setattr__(instance, "__pydantic_fields_set__", set(fields))
+    object.__setattr__(instance, "__pydantic_extra__", None)
+    object.__setattr__(instance, "__pydantic_private__", private)
+    return instance
 
 
 class TextPart(_Frozen):

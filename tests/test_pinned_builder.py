@@ -1,14 +1,18 @@
 """The message builder (``codec.engine.builder``) pinned where the mutation run found it loose:
-a call stopped at a limit, and white space the grammar skips outside a call."""
+a call stopped at a limit, and white space the grammar skips outside a call; and the fast
+constructor it builds its messages with."""
 
 from __future__ import annotations
 
+import pickle
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 import codec
 from codec.events import Event, ToolCallDelta, ToolCallEnd, ToolCallStart
+from codec.models import AssistantMessage, Diagnostic, ToolCall, built
 
 TOOLS = [
     {
@@ -252,3 +256,46 @@ def test_a_parsed_message_is_the_model_s_own_output_until_it_is_changed(fmt: str
     assert message.is_model_output
     assert not message.model_copy(update={"content": "edited"}).is_model_output
     assert not codec.AssistantMessage(content=message.content, tool_calls=message.tool_calls).is_model_output
+
+
+def _state(model: Any) -> tuple[Any, ...]:
+    """Everything pydantic keeps on an instance, and what it shows of it."""
+    return (
+        list(model.__dict__.items()),
+        model.model_fields_set,
+        model.__pydantic_extra__,
+        model.__pydantic_private__,
+        model.model_dump(),
+        model.model_dump(exclude_unset=True),
+        repr(model),
+    )
+
+
+def test_built_makes_what_model_construct_makes() -> None:
+    """The builder's fast constructor (``models.built``) against pydantic's own, on the two
+    models it builds: every attribute pydantic keeps, dumps, repr, pickling, equality and
+    ``is_model_output``. A change in pydantic's internals shows here first."""
+    call_fields = {"id": "c1", "name": "f", "arguments": {"a": [1, {"b": None}]}}
+    call = built(ToolCall, dict(call_fields))
+    assert _state(call) == _state(ToolCall.model_construct(**call_fields))
+    message_fields = {
+        "role": "assistant",
+        "content": "Hi",
+        "reasoning": None,
+        "tool_calls": (call,),
+        "finish_reason": "tool_calls",
+        "truncated_call": None,
+        "incomplete_calls": (),
+        "diagnostics": (Diagnostic("value_repaired", 3, "read leniently"),),
+    }
+    parsed = ("Hi", None, (call,))
+    message = built(AssistantMessage, dict(message_fields), {"_parsed": parsed})
+    reference = AssistantMessage.model_construct(**message_fields)
+    reference._parsed = parsed
+    assert _state(message) == _state(reference)
+    assert message == reference
+    assert message.is_model_output and reference.is_model_output
+    assert _state(pickle.loads(pickle.dumps(message))) == _state(reference)
+    assert message.model_copy(update={"content": "Bye"}).content == "Bye"
+    with pytest.raises(ValidationError):  # still frozen
+        message.content = "changed"  # type: ignore[misc]

@@ -141,6 +141,11 @@ class _Counted:
         self._tally[0] += found.end() - pos if found else min(len(text) - pos, self._reach)
         return found
 
+    def split(self, text: str) -> list[str]:
+        """Tries each position: at most ``reach`` characters from each (an upper bound)."""
+        self._tally[0] += len(text) * self._reach
+        return self._pattern.split(text)
+
 
 def counting_scanner(table: dict[str, str]) -> tuple[MarkerScanner, list[int]]:
     """A scanner whose searches count the characters they examine (its pattern tables wrapped,
@@ -154,6 +159,7 @@ def counting_scanner(table: dict[str, str]) -> tuple[MarkerScanner, list[int]]:
         tables,
         starts=_Counted(tables.starts, tally, reach),
         by_start={char: _Counted(pattern, tally, reach) for char, pattern in tables.by_start.items()},
+        splitter=_Counted(tables.splitter, tally, reach),
     )
     markers_in = scanner._markers_in
 
@@ -192,7 +198,8 @@ def test_each_character_is_examined_a_bounded_number_of_times(fmt: str) -> None:
     near = "".join(f"{marker[:-1]} word " for marker in sorted(table))
     starts = [marker[0] for marker in table]
     searches = len(set(starts)) + sum(starts.count(char) == 1 for char in set(starts)) + 3
-    per_feed = searches * (3 + max(map(len, table)) - 1)
+    longest = max(map(len, table))
+    per_feed = searches * (3 + longest - 1) + longest * (3 + longest - 1)  # the last term: a split
     small, large = examined(table, near * 20, 3), examined(table, near * 80, 3)
     assert sum(large) <= 4 * sum(small) * 1.05, (sum(small), sum(large))
     assert max(large) <= per_feed, (max(large), per_feed)
@@ -205,8 +212,29 @@ def test_each_character_is_examined_a_bounded_number_of_times(fmt: str) -> None:
         ),
         min_size=200,
         max_size=400,
-    ).map("".join)
+    ).map(lambda text: "".join(text) * 21)
 )
 def test_long_text_search_agrees_with_the_regex(text: str) -> None:
-    """Texts of 512+ characters are searched marker by marker; the result is the same."""
+    """Texts of 4096+ characters are searched marker by marker (7-character chunks are split
+    by one regex); the result is the same."""
+    assert len(text) >= 4096
     assert scan([text]) == scan([text[i : i + 7] for i in range(0, len(text), 7)])
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+@given(data=st.data())
+def test_splitting_and_finding_give_the_same_pieces(fmt: str, data: st.DataObject) -> None:
+    """The two ways through a text (``_split``: one regex, for short text; ``_found``: ``find``
+    per marker character, for long text) agree on every text of markers, their beginnings and
+    plain characters."""
+    table = markers(fmt)
+    parts = (
+        st.sampled_from(sorted(table))
+        | st.sampled_from(["a", "\n", " ", "<", "|", "["])
+        | st.sampled_from(sorted({marker[:k] for marker in table for k in range(1, len(marker))}))
+    )
+    text = "".join(data.draw(st.lists(parts, max_size=60)))
+    scanner = MarkerScanner(table)
+    first = scanner._tables.starts.search(text)
+    found = scanner._found(text, first.start()) if first else ([], 0)
+    assert scanner._split(text) == found

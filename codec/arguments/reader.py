@@ -33,18 +33,20 @@ class Stop(Protocol):
     def __call__(self, code: str, detail: str, at: int = 0) -> None: ...
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ArgumentContext:
     """What a reader may use: the call's emitter, the schema of a top-level argument by key
-    (``None``: unknown, untyped), the tool names offered, and where fragments, reports and
-    leftover text go. ``stop(code, detail)`` asks the engine to end the call here, unfinished
-    (a limit was reached: the reader has sent the text it was given to ``content``).
-    ``string_sink()`` is the fast path for the text of an open string value: it escapes the text
-    into the emitter's string and sends the fragment, in one call per chunk."""
+    (``None``: unknown, untyped), the tool names offered (``tool_names()``: rarely asked, so
+    worked out on demand), and where fragments, reports and leftover text go.
+    ``stop(code, detail)`` asks the engine to end the call here, unfinished (a limit was
+    reached: the reader has sent the text it was given to ``content``). ``string_sink()`` is the
+    fast path for the text of an open string value: it escapes the text into the emitter's
+    string and sends the fragment, in one call per chunk. One is made per call, so it is a
+    plain dataclass, not a frozen one (cheaper to make): readers only read it."""
 
     emitter: ArgumentsEmitter
     schema_of: Callable[[str], Mapping[str, Any] | None]
-    tool_names: Sequence[str]
+    tool_names: Callable[[], Sequence[str]]
     report: Report
     delta: Callable[[str], None]
     content: Callable[[str], None]

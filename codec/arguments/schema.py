@@ -14,6 +14,10 @@ malformed number? — so the schema decides:
 A schema is reduced to the set of JSON types it admits (``type`` and its lists, ``anyOf`` /
 ``oneOf`` as a union, ``allOf`` as an intersection, ``$ref``, ``enum``/``const``, ``nullable``).
 Nothing here raises: a value that does not fit its schema keeps its best honest reading.
+
+Longer than ~300 lines: one reading of a schema into the kinds it admits, with the typing of
+text that rests on it and the fast path for the common one-``type`` schema, kept together so the
+rules cannot drift apart.
 """
 
 from __future__ import annotations
@@ -48,6 +52,13 @@ _TYPE_NAMES = {
 # not here: no JSON text can hold them, so they stay the text that was written.
 _PYTHON_WORDS: dict[str, Any] = {"True": True, "False": False, "None": None}
 
+# The kinds a schema that is one named ``type`` and nothing that could widen or narrow it admits:
+# the common case, answered without the general walk (``kinds``).
+_NAMED_KINDS: dict[str, Kinds] = {
+    spelling: frozenset({name, "integer"} if name == "number" else {name}) for spelling, name in _TYPE_NAMES.items()
+}
+_BEYOND_TYPE = frozenset({"$ref", "anyOf", "oneOf", "allOf", "nullable"})
+
 _MAX_DEPTH = 32  # $ref chains and nesting deeper than this are treated as "anything"
 _WORK_LIMIT = 10_000  # subschemas one ``kinds`` call visits at most (a branching $ref cycle)
 
@@ -59,14 +70,19 @@ def tool_schema(tools: Sequence[Mapping[str, Any]], name: str) -> Mapping[str, A
     ``{"name", "parameters"}``.
     """
     for tool in tools:
-        if not isinstance(tool, Mapping):
+        if not _is_mapping(tool):
             continue
         function = tool.get("function")
-        spec = function if isinstance(function, Mapping) else tool
+        spec = function if _is_mapping(function) else tool
         if spec.get("name") == name:
             parameters = spec.get("parameters")
-            return parameters if isinstance(parameters, Mapping) else None
+            return parameters if _is_mapping(parameters) else None
     return None
+
+
+def _is_mapping(value: Any) -> bool:
+    """``isinstance(value, Mapping)``, answered without the ABC's check for a plain dict."""
+    return type(value) is dict or isinstance(value, Mapping)
 
 
 def property_schema(parameters: Mapping[str, Any] | None, key: str) -> Mapping[str, Any] | None:
@@ -75,14 +91,14 @@ def property_schema(parameters: Mapping[str, Any] | None, key: str) -> Mapping[s
     The root's ``$defs``/``definitions`` are carried into the result, so references nested in it
     (``anyOf: [{"$ref": ...}]``) still resolve when it is given to ``type_text`` on its own.
     """
-    if not isinstance(parameters, Mapping):
+    if not _is_mapping(parameters):
         return None
     root = _resolve(parameters, parameters)
     properties = root.get("properties")
-    schema = properties.get(key) if isinstance(properties, Mapping) else None
+    schema = properties.get(key) if _is_mapping(properties) else None
     if schema is None:
         schema = root.get("additionalProperties")
-    if not isinstance(schema, Mapping):
+    if not _is_mapping(schema):
         return None
     return _with_definitions(_resolve(schema, parameters), parameters)
 
@@ -93,13 +109,16 @@ def is_plain_string(schema: Mapping[str, Any] | None) -> bool:
     Such values are written raw by GLM and stream chunk by chunk; ``string|null`` is not plain
     (a bare ``null`` must become ``None``).
     """
-    return isinstance(schema, Mapping) and kinds(schema) == _STRING
+    return _is_mapping(schema) and kinds(schema) == _STRING
 
 
 def kinds(schema: Mapping[str, Any] | None) -> Kinds | None:
     """The JSON types ``schema`` admits (``"number"`` brings ``"integer"``), ``None`` for any."""
-    if not isinstance(schema, Mapping):
+    if not _is_mapping(schema):
         return None
+    declared = schema.get("type")
+    if type(declared) is str and _BEYOND_TYPE.isdisjoint(schema):  # what ``_kinds`` finds, at once
+        return _NAMED_KINDS.get(declared.lower())
     return _kinds(schema, schema, 0, [_WORK_LIMIT])
 
 
@@ -185,7 +204,7 @@ def _narrow(value: Any, admitted: Kinds) -> Any:
 
 def _enum_match(text: str, schema: Any) -> Any:
     """The ``enum``/``const`` member ``text`` spells, as JSON or verbatim; else ``_MISSING``."""
-    options = _options(_resolve(schema, schema)) if isinstance(schema, Mapping) else None
+    options = _options(_resolve(schema, schema)) if _is_mapping(schema) else None
     if not options:
         return _MISSING
     parsed = _json(text, _MISSING)
@@ -214,7 +233,7 @@ def _kinds(schema: Any, root: Mapping[str, Any], depth: int, budget: list[int]) 
     subschemas to visit, so a cyclic ``$ref`` ends and one that branches (``anyOf`` of two
     references back to the root) cannot cost exponential time: past the budget, anything."""
     budget[0] -= 1
-    if not isinstance(schema, Mapping) or depth > _MAX_DEPTH or budget[0] < 0:
+    if not _is_mapping(schema) or depth > _MAX_DEPTH or budget[0] < 0:
         return None
     schema = _resolve(schema, root)
     own = _own_kinds(schema)
@@ -293,5 +312,7 @@ def json_pointer(root: Mapping[str, Any], ref: str) -> Mapping[str, Any] | None:
 
 
 def _with_definitions(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
+    if "$defs" not in root and "definitions" not in root:
+        return schema
     carried = {k: root[k] for k in ("$defs", "definitions") if k in root and k not in schema}
     return {**schema, **carried} if carried else schema

@@ -5,6 +5,10 @@ The engine (``stream.py``) decides *whether* a token fits the grammar; this modu
 ``REASONING`` / ``CONTENT`` text, ``CALL_OPEN`` ... ``CALL_CLOSE`` around a call, its
 ``CALL_ID`` and ``TOOL_NAME``. A call's arguments belong to the format's argument reader
 (``codec/formats/<family>/arguments.py``): every token of its terminals goes there.
+
+Longer than ~300 lines: one assembler — the dispatch by terminal, a call's life from its opener
+to its end, and the two ways its fragments leave (as events, or only counted against the size
+limit when nobody reads them) — whose parts share the open call's state.
 """
 
 from __future__ import annotations
@@ -15,9 +19,9 @@ from typing import Any
 from codec.arguments.reader import ArgumentContext, ArgumentReader, ArgumentReaderFactory, Report
 from codec.arguments.schema import property_schema, tool_schema
 from codec.engine.call import Call, random_call_id, tool_names
-from codec.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallEnd, ToolCallStart, Unread
+from codec.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
 from codec.limits import DEFAULT_LIMITS, Limits
-from codec.models import AssistantMessage, Diagnostic, FinishReason, ToolCall
+from codec.models import AssistantMessage, Diagnostic, FinishReason, ToolCall, built
 
 
 class MessageBuilder:
@@ -33,16 +37,19 @@ class MessageBuilder:
         events: bool = True,
     ) -> None:
         self._tools = tools
-        self._lazy = not events  # nobody reads events (a whole parse): no long fragments either
+        self._lazy = not events  # nobody reads events (a whole parse): none is made, no long fragments
         self.limits = limits
         self.stop_request: tuple[str, str, int] | None = None  # (code, detail, at): end the open call here
-        self._tool_names = tool_names(tools)
         self._new_id = id_factory or random_call_id
         self._report = report
         self._arguments = arguments
-        self.events: list[Event] = [] if events else Unread()
+        self.events: list[Event] = []  # stays empty when ``events`` is off
         self._reasoning: list[str] = []
         self._content: list[str] = []
+        # Where reasoning and content text go: with no events to make, straight into the lists
+        # (an empty piece joins as nothing).
+        self._on_reasoning = self._reasoning_event if events else self._reasoning.append
+        self._on_content = self._content_event if events else self._content.append
         self._calls: list[ToolCall] = []
         self._truncated: ToolCall | None = None
         self._incomplete: list[ToolCall] = []
@@ -136,24 +143,32 @@ class MessageBuilder:
         if ended:
             finish = "length" if self.cut_off else "tool_calls" if self._calls else "stop"
         # Built from values this module made (validated types): no second validation per parse.
-        message = AssistantMessage.model_construct(
-            content="".join(self._content) or None,
-            reasoning="".join(self._reasoning) or None,
-            tool_calls=tuple(self._calls),
-            finish_reason=finish,
-            truncated_call=self._truncated,
-            incomplete_calls=tuple(self._incomplete),
-            diagnostics=diagnostics,
+        content, reasoning, tool_calls = (
+            "".join(self._content) or None,
+            "".join(self._reasoning) or None,
+            tuple(self._calls),
         )
-        message._parsed = message._message_fields()  # the model's own output (is_model_output)
-        return message
+        return built(
+            AssistantMessage,
+            {
+                "role": "assistant",
+                "content": content,
+                "reasoning": reasoning,
+                "tool_calls": tool_calls,
+                "finish_reason": finish,
+                "truncated_call": self._truncated,
+                "incomplete_calls": tuple(self._incomplete),
+                "diagnostics": diagnostics,
+            },
+            {"_parsed": (content, reasoning, tool_calls)},  # the model's own output (is_model_output)
+        )
 
-    def _on_reasoning(self, text: str) -> None:
+    def _reasoning_event(self, text: str) -> None:
         if text:
             self._reasoning.append(text)
             self.events.append(ReasoningDelta(text))
 
-    def _on_content(self, text: str) -> None:
+    def _content_event(self, text: str) -> None:
         if text:
             self._content.append(text)
             self.events.append(ContentDelta(text))
@@ -180,7 +195,7 @@ class MessageBuilder:
             context = ArgumentContext(
                 emitter=call.emitter,
                 schema_of=lambda key: property_schema(call.parameters, key),
-                tool_names=self._tool_names,
+                tool_names=lambda: tool_names(self._tools),
                 report=self._report,
                 delta=self._delta_of(call),
                 content=self._on_content,
@@ -200,6 +215,14 @@ class MessageBuilder:
         closure per call, one call per fragment: Solar's JSON sends many)."""
         index, emitter, limit = call.index, call.emitter, self.limits.max_argument_chars
 
+        def count(fragment: str) -> None:  # no events: the fragment is only counted
+            call.size += len(fragment)
+            if call.size + emitter.unwritten_bound > limit:
+                self._check_size(call)
+
+        if self._lazy:
+            return count
+
         def delta(fragment: str) -> None:
             if fragment:
                 self.events.append(ToolCallDelta(index, fragment))
@@ -214,7 +237,10 @@ class MessageBuilder:
         (every name it needs bound here, once per run; ``self.events`` is replaced at each
         drain, so it is read at each call)."""
         emitter, index, limit = call.emitter, call.index, self.limits.max_argument_chars
-        write = emitter.string_part if emitter.lazy else emitter.string_chunk
+        if emitter.lazy:  # no events; the text is escaped (``string_part``) only when counted
+            count, part = self._delta_of(call), emitter.string_part
+            return lambda text: count(part(text))
+        write = emitter.string_chunk
 
         def sink(text: str) -> None:
             fragment = write(text)
@@ -260,7 +286,8 @@ class MessageBuilder:
         if self._tools and call.parameters is None:
             self._report("unknown_tool", f"call to {call.name!r}, a tool that was not offered")
         call.id = self._call_id(call)
-        self.events.append(ToolCallStart(call.index, call.id, call.name))
+        if not self._lazy:
+            self.events.append(ToolCallStart(call.index, call.id, call.name))
 
     def _call_id(self, call: Call) -> str:
         written = "".join(call.id_parts).strip()
@@ -284,7 +311,7 @@ class MessageBuilder:
         else:
             self._delta_of(call)(call.emitter.finish())
         # The emitter built a plain dict within the depth limit: constructed, not re-validated.
-        tool_call = ToolCall.model_construct(id=call.id, name=call.name, arguments=call.emitter.value)
+        tool_call = built(ToolCall, {"id": call.id, "name": call.name, "arguments": call.emitter.value})
         if not call.name and not truncated:  # nothing names a tool to run: not a call to execute
             self._report("missing_tool_name", "a call without a tool name is not a call to run")
             truncated, cut_off = True, False
@@ -296,5 +323,6 @@ class MessageBuilder:
                 self._truncated = tool_call
         else:
             self._calls.append(tool_call)
-        self.events.append(ToolCallEnd(call.index, tool_call, complete=not truncated))
+        if not self._lazy:
+            self.events.append(ToolCallEnd(call.index, tool_call, complete=not truncated))
         self._call = None

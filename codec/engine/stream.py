@@ -211,65 +211,77 @@ class StreamParser:
 
     def _pieces(self, pieces: list[Piece]) -> None:
         """Parse queued pieces in order, as far as each can be decided (some wait for what
-        follows them: white space, a call's head, a repair's lookahead)."""
+        follows them: white space, a call's head, a repair's lookahead).
+
+        The plain step comes first: the piece at the head of the queue is taken at once when the
+        grammar leaves no question open — what the general path (``_piece``) would do, without
+        asking each of its questions (the common case of well-formed output; written out here,
+        as it runs once per piece). Text continues the run in progress, or opens the one
+        free-text terminal the parser accepts where neither content (layout, an implied call)
+        nor a pattern could start. A marker the parser accepts is taken unless it may close a
+        value whose next piece is text (``_closer`` asks what follows), or opens a call past
+        ``max_calls``."""
         queue = self._queue
         queue.extend(pieces)
         while queue:
             name, text = queue[0]
-            if not self._pending and self._plain_step(name, text, queue):
-                continue
-            if name is None:
-                if len(queue) > 1 and queue[1][0] is None and self._undecided_text(text):
-                    queue.popleft()  # more text follows: read the two as one
-                    queue[0] = (None, text + queue[0][1])
+            if not self._pending:
+                facts = self._facts.get(self._lalr.accepts()) or self._here()  # ``_here``, mostly written out
+                if name is None:
+                    if self._run is not None:
+                        queue.popleft()
+                        self._text(text)
+                        continue
+                    if not (
+                        facts.free is None
+                        or facts.patterns
+                        or (facts.content and (facts.call_open or not text.strip()))
+                    ):
+                        queue.popleft()
+                        self._feed(facts.free, text)
+                        continue
+                elif (
+                    name in facts.accepted
+                    and (name != _CALL_OPEN or self._builder.calls_finished < self._limits.max_calls)
+                    and (
+                        self._strict
+                        or self._run is None
+                        or self._run in _PROSE
+                        or (len(queue) > 1 and queue[1][0] is not None)
+                    )
+                ):
+                    queue.popleft()
+                    self._feed(name, text)
                     continue
-                if len(queue) == 1 and not self._closing and self._undecided_text(text):
-                    return
-                queue.popleft()
-                self._queued_text(text)
-                continue
-            self._lex(final=True)
-            if not self._strict and name not in self._accepts():
-                if not window_ready(islice(queue, 1, None), self._closing):
-                    return  # the repair needs its lookahead
-            elif not self._strict and self._run is not None and self._run not in _PROSE:
-                decided = self._closer(name, text)
-                if decided is None:
-                    return  # whether this marker ends the value depends on what follows it
-                if decided:
-                    continue
-            queue.popleft()
-            self._marker(name, text)
+            if not self._piece(name, text):
+                return
 
-    def _plain_step(self, name: str | None, text: str, queue: deque[Piece]) -> bool:
-        """The piece at the head of the queue, taken at once when the grammar leaves no question
-        open: what the general path below would do, without asking each of its questions (the
-        common case of well-formed output). ``False``: nothing taken, the general path decides.
-
-        Text continues the run in progress, or opens the one free-text terminal the parser
-        accepts where neither content (layout, an implied call) nor a pattern could start. A
-        marker the parser accepts is taken unless it may close a value whose next piece is
-        text (``_closer`` asks what follows), or opens a call past ``max_calls``."""
-        facts = self._here()
+    def _piece(self, name: str | None, text: str) -> bool:
+        """The piece at the head of the queue, the general way: ``False`` when it must wait for
+        what follows it (it stays queued)."""
+        queue = self._queue
         if name is None:
-            if self._run is not None:
-                queue.popleft()
-                self._text(text)
+            if len(queue) > 1 and queue[1][0] is None and self._undecided_text(text):
+                queue.popleft()  # more text follows: read the two as one
+                queue[0] = (None, text + queue[0][1])
                 return True
-            if facts.free is None or facts.patterns or (facts.content and (facts.call_open or not text.strip())):
+            if len(queue) == 1 and not self._closing and self._undecided_text(text):
                 return False
             queue.popleft()
-            self._feed(facts.free, text)
+            self._queued_text(text)
             return True
-        if name not in facts.accepted:
-            return False
-        if name == _CALL_OPEN and self._builder.calls_finished >= self._limits.max_calls:
-            return False
-        run = self._run
-        if not (self._strict or run is None or run in _PROSE or (len(queue) > 1 and queue[1][0] is not None)):
-            return False
+        self._lex(final=True)
+        if not self._strict and name not in self._accepts():
+            if not window_ready(islice(queue, 1, None), self._closing):
+                return False  # the repair needs its lookahead
+        elif not self._strict and self._run is not None and self._run not in _PROSE:
+            decided = self._closer(name, text)
+            if decided is None:
+                return False  # whether this marker ends the value depends on what follows it
+            if decided:
+                return True
         queue.popleft()
-        self._feed(name, text)
+        self._marker(name, text)
         return True
 
     def _here(self) -> _Facts:
@@ -602,7 +614,10 @@ class StreamParser:
         self._run_handler = None  # made when the run goes on past this token (_continue_run)
         if self._builder.stop_request is not None:
             self._stop_call()
-        self._position.advance(text)
+        if "\n" in text:
+            self._position.advance(text)
+        else:  # ``advance`` without a line to count, written out: this runs once per token
+            self._position.offset += len(text)
 
     def _continue_run(self) -> Callable[[str], None]:
         """Where the further text of the run in progress goes. Asked when the run's second piece

@@ -45,7 +45,7 @@ class KeyValueArguments:
         inserted it); the tool list tells where the name ends and the key begins."""
         if terminal != "KEY_OPEN" or not inserted:
             return written
-        names = [name for name in self._context.tool_names if written.startswith(name) and len(written) > len(name)]
+        names = [name for name in self._context.tool_names() if written.startswith(name) and len(written) > len(name)]
         if not names:
             return written
         name = max(names, key=len)
