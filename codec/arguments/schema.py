@@ -26,7 +26,7 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 Kinds = frozenset[str]
 """The JSON types a schema admits; ``None`` stands for "anything"."""
@@ -80,7 +80,7 @@ def tool_schema(tools: Sequence[Mapping[str, Any]], name: str) -> Mapping[str, A
     return None
 
 
-def _is_mapping(value: Any) -> bool:
+def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
     """``isinstance(value, Mapping)``, answered without the ABC's check for a plain dict."""
     return type(value) is dict or isinstance(value, Mapping)
 
