@@ -160,6 +160,8 @@ def counting_scanner(table: dict[str, str]) -> tuple[MarkerScanner, list[int]]:
         starts=_Counted(tables.starts, tally, reach),
         by_start={char: _Counted(pattern, tally, reach) for char, pattern in tables.by_start.items()},
         splitter=_Counted(tables.splitter, tally, reach),
+        common=_Counted(tables.common, tally, reach),
+        others=tables.others and _Counted(tables.others, tally, reach),
     )
     markers_in = scanner._markers_in
 
@@ -199,7 +201,8 @@ def test_each_character_is_examined_a_bounded_number_of_times(fmt: str) -> None:
     starts = [marker[0] for marker in table]
     searches = len(set(starts)) + sum(starts.count(char) == 1 for char in set(starts)) + 3
     longest = max(map(len, table))
-    per_feed = searches * (3 + longest - 1) + longest * (3 + longest - 1)  # the last term: a split
+    # The last terms: the search for a marker of ``others``, and a split.
+    per_feed = searches * (3 + longest - 1) + (1 + longest) * (3 + longest - 1)
     small, large = examined(table, near * 20, 3), examined(table, near * 80, 3)
     assert sum(large) <= 4 * sum(small) * 1.05, (sum(small), sum(large))
     assert max(large) <= per_feed, (max(large), per_feed)
@@ -224,9 +227,10 @@ def test_long_text_search_agrees_with_the_regex(text: str) -> None:
 @pytest.mark.parametrize("fmt", codec.formats())
 @given(data=st.data())
 def test_splitting_and_finding_give_the_same_pieces(fmt: str, data: st.DataObject) -> None:
-    """The two ways through a text (``_split``: one regex, for short text; ``_found``: ``find``
-    per marker character, for long text) agree on every text of markers, their beginnings and
-    plain characters."""
+    """The ways through a text agree on every text of markers, their beginnings and plain
+    characters: ``_split`` by the regex of all markers (short text), ``_found`` by ``find`` per
+    marker character (long text), and — where no marker of ``others`` occurs — ``_split`` by
+    the regex of the markers of the common first character."""
     table = markers(fmt)
     parts = (
         st.sampled_from(sorted(table))
@@ -235,6 +239,8 @@ def test_splitting_and_finding_give_the_same_pieces(fmt: str, data: st.DataObjec
     )
     text = "".join(data.draw(st.lists(parts, max_size=60)))
     scanner = MarkerScanner(table)
-    first = scanner._tables.starts.search(text)
-    found = scanner._found(text, first.start()) if first else ([], 0)
-    assert scanner._split(text) == found
+    tables = scanner._tables
+    found = scanner._found(text, tables.starts.search(text))
+    assert scanner._split(text, tables.splitter) == found
+    if tables.others is None or tables.others.search(text) is None:
+        assert scanner._split(text, tables.common) == found

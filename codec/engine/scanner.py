@@ -29,6 +29,10 @@ class _Tables:
     by_start: dict[str, re.Pattern[str]]  # first character -> the markers starting with it
     only: dict[str, str]  # first character -> its marker, where only one starts with it
     splitter: re.Pattern[str]  # every marker, longest first, as the group ``split`` keeps
+    # The markers most of them start with (``<``), as ``splitter``: one literal first character,
+    # which the regex engine finds at C speed, where a set of them is tested position by position.
+    common: re.Pattern[str]
+    others: re.Pattern[str] | None  # the markers that start otherwise ([gMASK], "\n<channel|>")
 
 
 @cache
@@ -38,6 +42,7 @@ def _tables(markers: tuple[tuple[str, str], ...]) -> _Tables:
         first: re.compile("|".join(re.escape(text) for text in texts if text[0] == first))
         for first in {text[0] for text in texts}
     }
+    most = max(sorted(by_start), key=lambda first: sum(text[0] == first for text in texts))
     return _Tables(
         names=dict(markers),
         prefixes=frozenset(text[:i] for text in texts for i in range(1, len(text))),
@@ -46,6 +51,10 @@ def _tables(markers: tuple[tuple[str, str], ...]) -> _Tables:
         by_start=by_start,
         only={first: mine[0] for first in by_start if len(mine := [t for t in texts if t[0] == first]) == 1},
         splitter=re.compile("(" + "|".join(_after(first, texts) for first in by_start) + ")"),
+        common=re.compile("(" + _after(most, texts) + ")"),
+        others=re.compile("|".join(re.escape(text) for text in texts if text[0] != most))
+        if len(by_start) > 1
+        else None,
     )
 
 
@@ -59,11 +68,11 @@ _STEPS = 32
 """Occurrences of a marker's first character tried one by one before the regex takes over."""
 
 _SPLIT_BELOW = 4096
-"""Text shorter than this is split by one regex of all markers, in C: it tries every position
-(1 to 3 ns a character), where the ``find`` path pays a Python step for each marker and each
-character several markers start with — cheaper for a chunk or a reply of a few KB with its
-markers close together, dearer for long text with few markers (a 4 KB text with none costs
-the regex under 10 µs)."""
+"""Text that holds one of the markers that start with a less common character (``others``) is
+split by the regex of all markers when it is shorter than this. That regex tests every position
+against a set of first characters (2 to 4 ns a character), where the ``find`` path pays a Python
+step for each marker and each character several markers start with: cheaper for a chunk or a
+reply of a few KB, dearer for long text with few markers."""
 
 # The tables of each markers mapping — a compiled grammar's, never changed after — found by
 # identity, without sorting it again: a scanner is made per completion. The mapping is kept,
@@ -93,23 +102,23 @@ class MarkerScanner:
     def feed(self, chunk: str) -> list[Piece]:
         """The markers and text that ``chunk`` completes."""
         text = self._held + chunk if self._held else chunk
-        first = self._tables.starts.search(text)
-        if first is None:  # most chunks hold no marker character at all
-            self._held = ""
-            return [(None, text)] if text else []
-        if len(text) < _SPLIT_BELOW:
-            pieces, position = self._split(text)
+        tables = self._tables
+        if tables.others is None or tables.others.search(text) is None:  # the common case: one regex, fast
+            pieces, position = self._split(text, tables.common)
+        elif len(text) < _SPLIT_BELOW:
+            pieces, position = self._split(text, tables.splitter)
         else:
-            pieces, position = self._found(text, first.start())
+            pieces, position = self._found(text, tables.starts.search(text))
         keep = self._held_back(text, position)
         if len(text) - keep > position:
             pieces.append((None, text[position : len(text) - keep]))
         self._held = text[len(text) - keep :]
         return pieces
 
-    def _split(self, text: str) -> tuple[list[Piece], int]:
-        """The markers of ``text`` and the text before each; where the text after the last begins."""
-        parts = self._tables.splitter.split(text)  # text, marker, text, ..., marker, text
+    def _split(self, text: str, splitter: re.Pattern[str]) -> tuple[list[Piece], int]:
+        """The markers of ``text`` (those ``splitter`` knows) and the text before each; where the
+        text after the last begins."""
+        parts = splitter.split(text)  # text, marker, text, ..., marker, text
         if len(parts) == 1:
             return [], 0
         names = self._tables.names
@@ -122,11 +131,14 @@ class MarkerScanner:
         pieces.append((names[parts[-2]], parts[-2]))
         return pieces, len(text) - len(parts[-1])
 
-    def _found(self, text: str, first: int) -> tuple[list[Piece], int]:
-        """``_split``'s answer, from the markers ``_markers_in`` finds."""
+    def _found(self, text: str, first: re.Match[str] | None) -> tuple[list[Piece], int]:
+        """``_split``'s answer, from the markers ``_markers_in`` finds from the ``first``
+        character a marker may start with."""
         pieces: list[Piece] = []
         position = 0
-        for start, marker in self._markers_in(text, first):
+        if first is None:
+            return pieces, position
+        for start, marker in self._markers_in(text, first.start()):
             if start > position:
                 pieces.append((None, text[position:start]))
             pieces.append((self._tables.names[marker], marker))
