@@ -82,3 +82,22 @@ def test_text_after_a_call_body_without_its_close_marker_ends_the_call_at_the_bo
     assert "ToolCallEnd" not in events("@" * (_PATIENCE - 1))
     decided = events("@" * _PATIENCE)
     assert "ToolCallEnd" in decided and decided[-1] == "ContentDelta", decided
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "e:t,l\nodAxx:",  # the key after a bare value spans a line (fuzz finding parse-gemma4-3)
+        "e:t,long\nkey:1}",
+        "e:t,\n\n\n\n\n\n\n\n\nkey:1}",  # white space past the bound before the next key
+    ],
+)
+def test_a_bare_value_waits_while_its_look_ahead_may_still_hold(body: str) -> None:
+    """A bare value ends at the comma before the next ``key:``; the key may hold a newline the
+    value cannot, so the look-ahead reaches past where the value's own text stops. Until the
+    look-ahead decides, the value waits: every split reads as the whole does."""
+    text = OPEN + body
+    whole = GEMMA.parse(text, tools=TOOLS)
+    for split in range(len(OPEN), len(text)):
+        streamed = stream_chunks("gemma4", [text[:split], text[split:]], tools=TOOLS)[1]
+        assert outcome(streamed) == outcome(whole), split

@@ -21,11 +21,27 @@ WAIT: Final = "wait"
 IGNORED: Final = "%ignore"
 """The terminal name ``next_token`` gives for skipped white space."""
 
-_CANDIDATES: dict[tuple[str, frozenset[str]], list[Pattern]] = memo({})
-
 _PATIENCE = 8
 """Characters that must follow a match before it is taken, and that unmatched text may gather
 before it is called a deviation (``-`` may become ``-5``)."""
+
+
+class _Candidates:
+    """The pattern terminals among a set of accepted ones, in its order (ties go to the first),
+    with what ``_could_grow`` asks of them worked out once: a grammar has few such sets (one
+    per parser state at most), and a call body asks at every token."""
+
+    __slots__ = ("literals", "longest_literal", "lookaheads", "patterns", "quoted")
+
+    def __init__(self, patterns: list[Pattern]) -> None:
+        self.patterns = patterns
+        self.literals = [p.literal for p in patterns if p.literal is not None]
+        self.longest_literal = max(map(len, self.literals), default=0)
+        self.lookaheads = [(p.regex, p.body) for p in patterns if p.body is not None]
+        self.quoted = [(p.regex.pattern[:1], p.name) for p in patterns if p.regex.pattern[:1] in _QUOTES]
+
+
+_CANDIDATES: dict[tuple[str, frozenset[str]], _Candidates] = memo({})
 
 
 def next_token(
@@ -34,7 +50,7 @@ def next_token(
     """The next ``(terminal, text)`` at the start of ``buffer``, ``WAIT``, or ``None`` when no
     accepted pattern matches there (the text does not follow the grammar)."""
     candidates = _candidates(grammar, accepted)
-    best = _longest(candidates, buffer)
+    best = _longest(candidates.patterns, buffer)
     if not final and _could_grow(candidates, buffer, best):
         return WAIT
     if best is not None:
@@ -45,15 +61,16 @@ def next_token(
     return WAIT if not final and len(buffer) < _PATIENCE else None
 
 
-def _candidates(grammar: CompiledGrammar, accepted: Iterable[str]) -> list[Pattern]:
-    """The patterns among ``accepted``, in its order (ties go to the first); remembered per set
-    of accepted terminals, of which a grammar has few (one per parser state at most)."""
+def _candidates(grammar: CompiledGrammar, accepted: Iterable[str]) -> _Candidates:
+    """The candidates among ``accepted``; remembered per set of accepted terminals."""
     if not isinstance(accepted, frozenset):
-        return [grammar.patterns[name] for name in accepted if name in grammar.patterns]
+        return _Candidates([grammar.patterns[name] for name in accepted if name in grammar.patterns])
     key = (grammar.name, accepted)
     candidates = _CANDIDATES.get(key)
     if candidates is None:
-        candidates = _CANDIDATES[key] = [grammar.patterns[name] for name in accepted if name in grammar.patterns]
+        candidates = _CANDIDATES[key] = _Candidates(
+            [grammar.patterns[name] for name in accepted if name in grammar.patterns]
+        )
     return candidates
 
 
@@ -69,23 +86,31 @@ def _longest(candidates: list[Pattern], buffer: str) -> tuple[str, str] | None:
     return None if best is None else (best[2], best[3])
 
 
-def _could_grow(candidates: list[Pattern], buffer: str, best: tuple[str, str] | None) -> bool:
+def _could_grow(candidates: _Candidates, buffer: str, best: tuple[str, str] | None) -> bool:
     if best is not None:
         rest = buffer[len(best[1]) :]
         if len(rest) < _PATIENCE or not rest.strip():
             # Too close to the end of what arrived, or only white space after it (a key may hold
             # inner spaces: `a b`): more text may extend the match. The buffer limit bounds this.
             return True
-    if any(p.literal is not None and len(p.literal) > len(buffer) and p.literal.startswith(buffer) for p in candidates):
+    if len(buffer) < candidates.longest_literal and any(
+        len(literal) > len(buffer) and literal.startswith(buffer) for literal in candidates.literals
+    ):
         return True
-    if any(p.body is not None and p.body.fullmatch(buffer) for p in candidates):
-        return True  # a pattern that ends by looking ahead, and its text reaches the end of the buffer
+    for regex, body in candidates.lookaheads:  # a pattern that ends by looking ahead
+        if body.fullmatch(buffer):
+            return True  # its text reaches the end of the buffer
+        # Its text has begun and its look-ahead does not hold yet: the look-ahead may reach
+        # past what has arrived (a key after the comma spans a line the value cannot).
+        begun = body.match(buffer)
+        if begun is not None and begun.end() > 0 and regex.match(buffer) is None:
+            return True
     # A quoted pattern (a string in JSON's or Python's quotes) that has begun waits for its
     # closing quote: the buffer limit bounds the wait, and the match is then made on the first
     # ``limit`` characters only, so the outcome does not depend on how much more had arrived.
     opened = buffer[:1]
     return opened in _QUOTES and any(
-        p.regex.pattern.startswith(opened) and (best is None or best[0] != p.name) for p in candidates
+        quote == opened and (best is None or best[0] != name) for quote, name in candidates.quoted
     )
 
 
