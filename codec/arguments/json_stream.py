@@ -164,7 +164,7 @@ class JsonArgumentsStream:
         duplicate key, ``NaN`` or ``Infinity`` (kept as text), nesting past the limit, or a
         number where the schema wants a string (its text is kept)."""
         try:
-            value = json.loads(text, object_pairs_hook=_unique, parse_constant=_refuse)
+            value = _DECODE_WHOLE(text)
         except (ValueError, RecursionError):
             return None
         if not isinstance(value, dict) or _nests_deeper_than(value, self._max_depth):
@@ -420,6 +420,10 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _refuse(word: str) -> Any:
     raise ValueError(f"{word} is not a JSON number")
+
+
+# ``json.loads`` with these options, its decoder made once (``loads`` makes one per call).
+_DECODE_WHOLE = json.JSONDecoder(object_pairs_hook=_unique, parse_constant=_refuse).decode
 
 
 def _whole_string(text: str, position: int) -> tuple[str, int] | None:

@@ -218,9 +218,10 @@ class StreamParser:
         asking each of its questions (the common case of well-formed output; written out here,
         as it runs once per piece). Text continues the run in progress, or opens the one
         free-text terminal the parser accepts where neither content (layout, an implied call)
-        nor a pattern could start. A marker the parser accepts is taken unless it may close a
-        value whose next piece is text (``_closer`` asks what follows), or opens a call past
-        ``max_calls``."""
+        nor a pattern could start. Text where a pattern may start and content may not, with a
+        marker next, is lexed at once as final (what the marker's turn would do). A marker the
+        parser accepts is taken unless it may close a value whose next piece is text
+        (``_closer`` asks what follows), or opens a call past ``max_calls``."""
         queue = self._queue
         queue.extend(pieces)
         while queue:
@@ -239,6 +240,14 @@ class StreamParser:
                     ):
                         queue.popleft()
                         self._feed(facts.free, text)
+                        continue
+                    if facts.patterns and not facts.content and len(queue) > 1 and queue[1][0]:
+                        # Pattern text a marker ends (Solar's role and call id, Gemma's channel
+                        # name and call head): final at once, as it would be when that marker
+                        # comes up.
+                        queue.popleft()
+                        self._pending = text
+                        self._lex(final=True)
                         continue
                 elif (
                     name in facts.accepted
