@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codec.arguments.emitter import ArgumentsEmitter, escape
+from codec.arguments.emitter import ArgumentsEmitter, dumps, escape
 
 scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text()
 values = st.recursive(
@@ -134,3 +134,14 @@ def test_finish_closes_a_top_level_string() -> None:
     emitter.key("a")
     sent = emitter.begin_string()
     assert (sent, emitter.finish()) == ('{"a": "', '"}')
+
+
+class _Count(int):
+    """An ``int`` subclass: written as its number, as ``json.dumps`` writes one."""
+
+
+@given(value=values | st.floats() | st.integers().map(_Count))
+def test_dumps_writes_what_json_dumps_writes(value: Any) -> None:
+    """``dumps`` writes scalars without the encoder's set-up; every value, scalar or not (and
+    ``NaN``, infinities, ``int`` subclasses), comes out as ``json.dumps`` writes it."""
+    assert dumps(value) == json.dumps(value, ensure_ascii=False)

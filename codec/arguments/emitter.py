@@ -26,11 +26,27 @@ six times as long written again (a digit of ``1e5`` gives ``100000.0``: eight fo
 
 # ``json.dumps(value, ensure_ascii=False)``, its encoder made once: ``json.dumps`` makes a new one
 # per call whenever an option differs from its defaults.
-dumps = json.JSONEncoder(ensure_ascii=False).encode
+_DUMPS = json.JSONEncoder(ensure_ascii=False).encode
 
 # What ``json.dumps(text, ensure_ascii=False)`` runs for a string, without its Python frames:
 # strings stream out one chunk per feed, so this is on the streaming hot path.
 _ENCODE = encode_basestring
+
+_WORDS = {True: "true", False: "false", None: "null"}
+
+
+def dumps(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False)``. A string, an integer, a boolean or ``None``
+    is written as the encoder writes it, without the encoder's set-up for each value (most
+    arguments are one of these)."""
+    kind = type(value)
+    if kind is str:
+        return _ENCODE(value)
+    if kind is int:
+        return int.__repr__(value)
+    if kind is bool or value is None:
+        return _WORDS[value]
+    return _DUMPS(value)
 
 
 def escape(text: str) -> str:

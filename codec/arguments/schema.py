@@ -151,6 +151,8 @@ def nests_deeper_than(text: str, limit: int) -> bool:
     """Whether JSON ``text`` nests arrays and objects more than ``limit`` deep (brackets inside
     strings do not count), found without recursion and stopping at the first level past the
     limit: the check before decoding, so depth is bounded before it costs."""
+    if "[" not in text and "{" not in text:  # a scalar (the common case): nothing to count
+        return False
     depth = 0
     for found in _BRACKETS_AND_STRINGS.finditer(text):
         bracket = found.group()

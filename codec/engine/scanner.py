@@ -119,17 +119,11 @@ class MarkerScanner:
         """The markers of ``text`` (those ``splitter`` knows) and the text before each; where the
         text after the last begins."""
         parts = splitter.split(text)  # text, marker, text, ..., marker, text
-        if len(parts) == 1:
-            return [], 0
-        names = self._tables.names
-        pieces: list[Piece] = [(None, parts[0])] if parts[0] else []
-        for index in range(1, len(parts) - 2, 2):
-            marker, after = parts[index], parts[index + 1]
-            pieces.append((names[marker], marker))
-            if after:
-                pieces.append((None, after))
-        pieces.append((names[parts[-2]], parts[-2]))
-        return pieces, len(text) - len(parts[-1])
+        after = parts.pop()
+        # A piece of text is never a marker's text (the regex would have found that marker), so
+        # the marker table tells the two apart; empty text between markers is no piece.
+        names = self._tables.names.get
+        return [(names(part), part) for part in parts if part], len(text) - len(after)
 
     def _found(self, text: str, first: re.Match[str] | None) -> tuple[list[Piece], int]:
         """``_split``'s answer, from the markers ``_markers_in`` finds from the ``first``
