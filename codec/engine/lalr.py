@@ -39,7 +39,7 @@ CACHED_DEPTH = 256
 class _Config:
     """One parser configuration, shared by every cursor that reaches it."""
 
-    __slots__ = ("accepted", "end", "remembered", "stack", "steps")
+    __slots__ = ("accepted", "end", "notes", "remembered", "stack", "steps")
 
     def __init__(self, stack: Stack, remembered: bool) -> None:
         self.stack = stack
@@ -47,6 +47,9 @@ class _Config:
         self.accepted: frozenset[str] | None = None  # the terminals it accepts, once asked
         self.steps: dict[str, tuple[_Config, tuple[str, ...]]] = {}  # terminal -> (next, bad rules)
         self.end: tuple[str, ...] | None = None  # the bad rules the end of input reduces, once fed
+        # What the cursor's user works out from this configuration, kept with it (the stream
+        # engine's ``_Facts`` of what it accepts): one attribute read per piece, not a lookup.
+        self.notes: Any = None
 
 
 _CONFIGS: dict[tuple[str, Stack], _Config] = memo({})
@@ -78,56 +81,58 @@ class LalrCursor:
         initial = _INITIAL.get((grammar.name, start))
         if initial is None:
             initial = _INITIAL[(grammar.name, start)] = tuple(self._lark().parser_state.state_stack)
-        self._config = _config_of(grammar.name, initial)
+        # Where the parser stands. Read it (its ``notes``), never assign it: ``shift`` and
+        # ``restore`` move it.
+        self.config = _config_of(grammar.name, initial)
 
     @property
     def stack(self) -> Stack:
         """The state stack: a point to come back to with ``restore``."""
-        return self._config.stack
+        return self.config.stack
 
     def accepts(self) -> frozenset[str]:
         """The terminals the parser accepts now."""
-        accepted = self._config.accepted
+        accepted = self.config.accepted
         if accepted is None:
             accepted = frozenset(self._synced().accepts())
-            self._config.accepted = accepted
+            self.config.accepted = accepted
         return accepted
 
     def shift(self, name: str, text: str) -> None:
         """Feed one token (the caller checked it is accepted)."""
-        step = self._config.steps.get(name)
+        step = self.config.steps.get(name)
         if step is None:
             step = self._step(name, text)
-        self._config = step[0]
+        self.config = step[0]
         for rule in step[1]:
             self._on_bad_rule(rule)
 
     def restore(self, stack: Stack) -> None:
         """Put the parser back in the state ``stack`` (a rollback point)."""
-        if stack != self._config.stack:
-            self._config = _config_of(self._grammar.name, stack)
+        if stack != self.config.stack:
+            self.config = _config_of(self._grammar.name, stack)
 
     def accepts_at(self, stack: Stack) -> frozenset[str]:
         """The terminals the parser would accept in the state ``stack`` (it stays where it is)."""
-        here = self._config
+        here = self.config
         self.restore(stack)
         accepted = self.accepts()
-        self._config = here
+        self.config = here
         return accepted
 
     def accepts_after(self, name: str) -> frozenset[str]:
         """What the parser would accept after ``name`` (it stays where it is; nothing is reported)."""
-        here = self._config
+        here = self.config
         step = here.steps.get(name) or self._step(name, "")
-        self._config = step[0]
+        self.config = step[0]
         accepted = self.accepts()
-        self._config = here
+        self.config = here
         return accepted
 
     def finish(self) -> None:
         """Feed the end of input: the ``bad_*`` rules it reduces are reported (remembered per
         configuration, like the steps)."""
-        config = self._config
+        config = self.config
         fired = config.end
         if fired is None:
             parser = self._synced()
@@ -145,7 +150,7 @@ class LalrCursor:
 
     def _step(self, name: str, text: str) -> tuple[_Config, tuple[str, ...]]:
         """Run a step through Lark (the first time this configuration takes this terminal)."""
-        config = self._config
+        config = self.config
         parser = self._synced()
         self._fired = []
         self._lark_at = None  # should Lark raise, its state is unknown
@@ -160,7 +165,7 @@ class LalrCursor:
     def _synced(self) -> Any:
         """Lark's parser, standing where this cursor stands."""
         parser = self._parser or self._lark()
-        stack = self._config.stack
+        stack = self.config.stack
         if self._lark_at is not stack:
             state = parser.parser_state
             state.state_stack[:] = stack

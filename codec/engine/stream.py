@@ -227,7 +227,7 @@ class StreamParser:
         while queue:
             name, text = queue[0]
             if not self._pending:
-                facts = self._facts.get(self._lalr.accepts()) or self._here()  # ``_here``, mostly written out
+                facts = self._lalr.config.notes or self._here()  # ``_here``, remembered with the configuration
                 if name is None:
                     if self._run is not None:
                         queue.popleft()
@@ -294,8 +294,10 @@ class StreamParser:
         return True
 
     def _here(self) -> _Facts:
-        """What the parser accepts now, with the answers the engine asks of it."""
-        return self._facts_of(self._lalr.accepts())
+        """What the parser accepts now, with the answers the engine asks of it (kept with the
+        parser's configuration: the plain step reads them there)."""
+        facts = self._lalr.config.notes = self._facts_of(self._lalr.accepts())
+        return facts
 
     def _facts_of(self, accepted: frozenset[str]) -> _Facts:
         facts = self._facts.get(accepted)
