@@ -69,11 +69,11 @@ def tool_schema(tools: Sequence[Mapping[str, Any]], name: str) -> Mapping[str, A
     Tools are OpenAI style ``{"type": "function", "function": {"name", "parameters"}}`` or bare
     ``{"name", "parameters"}``.
     """
-    for tool in tools:
-        if not _is_mapping(tool):
+    for tool in tools:  # ``_is_mapping`` written out: a list of tools is walked per call
+        if not (type(tool) is dict or isinstance(tool, Mapping)):
             continue
         function = tool.get("function")
-        spec = function if _is_mapping(function) else tool
+        spec = function if type(function) is dict or isinstance(function, Mapping) else tool
         if spec.get("name") == name:
             parameters = spec.get("parameters")
             return parameters if _is_mapping(parameters) else None
@@ -91,16 +91,19 @@ def property_schema(parameters: Mapping[str, Any] | None, key: str) -> Mapping[s
     The root's ``$defs``/``definitions`` are carried into the result, so references nested in it
     (``anyOf: [{"$ref": ...}]``) still resolve when it is given to ``type_text`` on its own.
     """
-    if not _is_mapping(parameters):
+    # ``_is_mapping`` written out: this runs for every argument a call writes.
+    if not (type(parameters) is dict or isinstance(parameters, Mapping)):
         return None
-    root = _resolve(parameters, parameters)
+    root = _resolve(parameters, parameters) if "$ref" in parameters else parameters
     properties = root.get("properties")
-    schema = properties.get(key) if _is_mapping(properties) else None
+    schema = properties.get(key) if type(properties) is dict or isinstance(properties, Mapping) else None
     if schema is None:
         schema = root.get("additionalProperties")
-    if not _is_mapping(schema):
+    if not (type(schema) is dict or isinstance(schema, Mapping)):
         return None
-    return _with_definitions(_resolve(schema, parameters), parameters)
+    if "$ref" in schema:
+        schema = _resolve(schema, parameters)
+    return _with_definitions(schema, parameters)
 
 
 def is_plain_string(schema: Mapping[str, Any] | None) -> bool:

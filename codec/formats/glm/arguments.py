@@ -32,13 +32,6 @@ class KeyValueArguments:
         self._value_parts: list[str] | None = None  # a buffered (non-string) value
         self._value_schema: Mapping[str, Any] | None = None
         self._skip_value = False
-        self._handlers: dict[str, Callable[[str], None]] = {
-            "ARG_KEY": self._key_parts.append,
-            "KEY_CLOSE": self._key_close,
-            "VALUE_OPEN": self._value_open,
-            "ARG_VALUE": self._value,
-            "VALUE_CLOSE": self._value_close,
-        }
 
     def name(self, written: str, terminal: str, inserted: bool) -> str:
         """``<tool_call>get_weathercity</arg_key>``: the ``<arg_key>`` opener was lost (the repair
@@ -53,9 +46,17 @@ class KeyValueArguments:
         return name
 
     def token(self, terminal: str, text: str, inserted: bool) -> None:
-        handler = self._handlers.get(terminal)
-        if handler is not None:
-            handler(text)
+        # Most tokens are a key's or a value's text: those first, handled here.
+        if terminal == "ARG_VALUE":
+            self._value(text)
+        elif terminal == "ARG_KEY":
+            self._key_parts.append(text)
+        elif terminal == "VALUE_OPEN":
+            self._value_open(text)
+        elif terminal == "VALUE_CLOSE":
+            self._finish_value()
+        elif terminal == "KEY_CLOSE":
+            self._key_close(text)
 
     def run_sink(self, terminal: str) -> Callable[[str], None] | None:
         if terminal != "ARG_VALUE":
@@ -96,9 +97,6 @@ class KeyValueArguments:
             self._value_parts.append(text)
         elif self._emitter.in_string:
             self._context.delta(self._emitter.string_part(text))
-
-    def _value_close(self, text: str) -> None:
-        self._finish_value()
 
     def _finish_value(self) -> None:
         if self._skip_value:
