@@ -223,6 +223,17 @@ class RepairSearch:
 
     def fits_after(self, stack: Stack, name: str, text: str) -> bool:
         """Whether ``text`` (the start of what follows) may stand after the accepted marker ``name``."""
+        if self.free_after(stack, name):
+            return True
+        found = next_token(self._grammar, text, self._after(stack, name), True)
+        return isinstance(found, tuple) and not found[0].startswith("BAD_")
+
+    def free_after(self, stack: Stack, name: str) -> bool:
+        """Whether free text may follow the accepted marker ``name``: then any text fits after it."""
+        return not self._grammar.free_text.isdisjoint(self._after(stack, name))
+
+    def _after(self, stack: Stack, name: str) -> frozenset[str]:
+        """What the parser accepts after the marker ``name`` in the state ``stack``."""
         key = (self._grammar.name, stack, name)
         accepted = _AFTER.get(key)
         if accepted is None:
@@ -234,10 +245,7 @@ class RepairSearch:
                 if len(_AFTER) >= _AFTER_LIMIT:
                     _AFTER.clear()
                 _AFTER[key] = accepted
-        if any(free in self._grammar.free_text for free in accepted):
-            return True
-        found = next_token(self._grammar, text, accepted, True)
-        return isinstance(found, tuple) and not found[0].startswith("BAD_")
+        return accepted
 
     def ends_value(self, stack: Stack, name: str, run: str, window: list[Piece], ends: bool) -> bool:
         """Whether the accepted marker ``name``, followed by text it cannot take, ends the value

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from itertools import islice
-from typing import Any
+from typing import Any, cast
 
 from codec.arguments.reader import ArgumentReaderFactory
 from codec.engine.builder import MessageBuilder
@@ -49,6 +49,8 @@ _CONTENT_OPEN = "CONTENT_OPEN"
 
 _PROSE = frozenset({CONTENT, "REASONING"})
 """Free text that is prose, not a value: a marker that may end it always does."""
+
+_UNKNOWN = object()  # not asked yet
 
 PATTERN_BUFFER_LIMIT = 1024
 """Text held for pattern lexing before it must be decided (a header, never a payload)."""
@@ -114,6 +116,7 @@ class StreamParser:
         self._closing = False  # close() is draining the queue: no more text will come
         self._last = ""  # the last terminal fed to the parser
         self._search: RepairSearch | None = None
+        self._head: object = _UNKNOWN  # how an implied call's head reads (_call_head)
         self._position = Position()
         self._failed: ParseError | None = None
         self._closed = False
@@ -220,8 +223,9 @@ class StreamParser:
         free-text terminal the parser accepts where neither content (layout, an implied call)
         nor a pattern could start. Text where a pattern may start and content may not, with a
         marker next, is lexed at once as final (what the marker's turn would do). A marker the
-        parser accepts is taken unless it may close a value whose next piece is text
-        (``_closer`` asks what follows), or opens a call past ``max_calls``."""
+        parser accepts is taken unless it may close a value whose next piece is text (``_closer``
+        asks what follows; not when free text may follow the marker, which then takes any text),
+        or opens a call past ``max_calls``."""
         queue = self._queue
         queue.extend(pieces)
         while queue:
@@ -236,7 +240,7 @@ class StreamParser:
                     if not (
                         facts.free is None
                         or facts.patterns
-                        or (facts.content and (facts.call_open or not text.strip()))
+                        or (facts.content and (not text.strip() or (facts.call_open and self._call_head())))
                     ):
                         queue.popleft()
                         self._feed(facts.free, text)
@@ -257,6 +261,7 @@ class StreamParser:
                         or self._run is None
                         or self._run in _PROSE
                         or (len(queue) > 1 and queue[1][0] is not None)
+                        or self._repair_search().free_after(self._lalr.stack, name)
                     )
                 ):
                     queue.popleft()
@@ -354,7 +359,14 @@ class StreamParser:
         accepted = self._accepts()
         if _CALL_OPEN not in accepted or CONTENT not in accepted:
             return None
-        return self._repair_search().call_head(self._lalr.stack, _CALL_OPEN)
+        return self._call_head()
+
+    def _call_head(self) -> CallHead | None:
+        """How the head of a call reads when it starts with a fixed word, else ``None`` (one
+        answer per grammar; asked where the parser accepts a call's opening marker)."""
+        if self._head is _UNKNOWN:
+            self._head = self._repair_search().call_head(self._lalr.stack, _CALL_OPEN)
+        return cast("CallHead | None", self._head)
 
     def _open_implied_call(self, text: str, body: str) -> None:
         """A call written without its opening marker: the marker is read as if it were there."""
