@@ -26,22 +26,36 @@ _PATIENCE = 8
 before it is called a deviation (``-`` may become ``-5``)."""
 
 
-class _Candidates:
-    """The pattern terminals among a set of accepted ones, in its order (ties go to the first),
-    with what ``_could_grow`` asks of them worked out once: a grammar has few such sets (one
-    per parser state at most), and a call body asks at every token."""
+class Lexer:
+    """``next_token`` for one set of accepted terminals: its pattern terminals in its order
+    (ties go to the first), with what ``_could_grow`` asks of them worked out once. A grammar
+    has few such sets (one per parser state at most), and a call body asks at every token."""
 
-    __slots__ = ("literals", "longest_literal", "lookaheads", "patterns", "quoted")
+    __slots__ = ("ignore", "literals", "longest_literal", "lookaheads", "patterns", "quoted")
 
-    def __init__(self, patterns: list[Pattern]) -> None:
-        self.patterns = patterns
+    def __init__(self, grammar: CompiledGrammar, accepted: Iterable[str]) -> None:
+        self.patterns = patterns = [grammar.patterns[name] for name in accepted if name in grammar.patterns]
+        self.ignore = grammar.ignore
         self.literals = [p.literal for p in patterns if p.literal is not None]
         self.longest_literal = max(map(len, self.literals), default=0)
         self.lookaheads = [(p.regex, p.body) for p in patterns if p.body is not None]
         self.quoted = [(p.regex.pattern[:1], p.name) for p in patterns if p.regex.pattern[:1] in _QUOTES]
 
+    def next(self, buffer: str, final: bool) -> tuple[str, str] | str | None:
+        """The next ``(terminal, text)`` at the start of ``buffer``, ``WAIT``, or ``None`` when no
+        accepted pattern matches there (the text does not follow the grammar)."""
+        best = _longest(self.patterns, buffer)
+        if not final and _could_grow(self, buffer, best):
+            return WAIT
+        if best is not None:
+            return best
+        skipped = self.ignore.match(buffer) if self.ignore else None
+        if skipped and skipped.end() > 0:
+            return (IGNORED, skipped.group())
+        return WAIT if not final and len(buffer) < _PATIENCE else None
 
-_CANDIDATES: dict[tuple[str, frozenset[str]], _Candidates] = memo({})
+
+_LEXERS: dict[tuple[str, frozenset[str]], Lexer] = memo({})
 
 
 def next_token(
@@ -49,29 +63,18 @@ def next_token(
 ) -> tuple[str, str] | str | None:
     """The next ``(terminal, text)`` at the start of ``buffer``, ``WAIT``, or ``None`` when no
     accepted pattern matches there (the text does not follow the grammar)."""
-    candidates = _candidates(grammar, accepted)
-    best = _longest(candidates.patterns, buffer)
-    if not final and _could_grow(candidates, buffer, best):
-        return WAIT
-    if best is not None:
-        return best
-    skipped = grammar.ignore.match(buffer) if grammar.ignore else None
-    if skipped and skipped.end() > 0:
-        return (IGNORED, skipped.group())
-    return WAIT if not final and len(buffer) < _PATIENCE else None
+    return lexer_for(grammar, accepted).next(buffer, final)
 
 
-def _candidates(grammar: CompiledGrammar, accepted: Iterable[str]) -> _Candidates:
-    """The candidates among ``accepted``; remembered per set of accepted terminals."""
+def lexer_for(grammar: CompiledGrammar, accepted: Iterable[str]) -> Lexer:
+    """The lexer of the patterns among ``accepted``; remembered per set of accepted terminals."""
     if not isinstance(accepted, frozenset):
-        return _Candidates([grammar.patterns[name] for name in accepted if name in grammar.patterns])
+        return Lexer(grammar, accepted)
     key = (grammar.name, accepted)
-    candidates = _CANDIDATES.get(key)
-    if candidates is None:
-        candidates = _CANDIDATES[key] = _Candidates(
-            [grammar.patterns[name] for name in accepted if name in grammar.patterns]
-        )
-    return candidates
+    lexer = _LEXERS.get(key)
+    if lexer is None:
+        lexer = _LEXERS[key] = Lexer(grammar, accepted)
+    return lexer
 
 
 def _longest(candidates: list[Pattern], buffer: str) -> tuple[str, str] | None:
@@ -86,7 +89,7 @@ def _longest(candidates: list[Pattern], buffer: str) -> tuple[str, str] | None:
     return None if best is None else (best[2], best[3])
 
 
-def _could_grow(candidates: _Candidates, buffer: str, best: tuple[str, str] | None) -> bool:
+def _could_grow(candidates: Lexer, buffer: str, best: tuple[str, str] | None) -> bool:
     if best is not None:
         rest = buffer[len(best[1]) :]
         if len(rest) < _PATIENCE or not rest.strip():

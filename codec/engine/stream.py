@@ -30,7 +30,7 @@ from codec.arguments.reader import ArgumentReaderFactory
 from codec.engine.builder import MessageBuilder
 from codec.engine.grammar import COMPLETION_START, CompiledGrammar, compiled
 from codec.engine.lalr import LalrCursor, Stack
-from codec.engine.patterns import IGNORED, WAIT, next_token
+from codec.engine.patterns import IGNORED, WAIT, lexer_for
 from codec.engine.position import Position
 from codec.engine.repair import WINDOW_CHARS, CallHead, Piece, RepairSearch, lookahead, window_ready
 from codec.engine.scanner import MarkerScanner
@@ -62,12 +62,14 @@ _PRIMED: dict[tuple[str, str], Stack] = memo({})  # (grammar, generation prompt)
 class _Facts:
     """What the engine asks of a set of accepted terminals, answered once per set."""
 
-    __slots__ = ("accepted", "call_open", "content", "free", "patterns")
+    __slots__ = ("accepted", "call_open", "content", "free", "lexer", "optional", "patterns")
 
     def __init__(self, accepted: frozenset[str], grammar: CompiledGrammar) -> None:
         self.accepted = accepted
         self.free = next((name for name in sorted(accepted) if name in grammar.free_text), None)
         self.patterns = frozenset(name for name in accepted if name in grammar.patterns)
+        self.lexer = lexer_for(grammar, accepted)  # the pattern terminals' next token
+        self.optional = lexer_for(grammar, self.patterns)  # a pattern before free text (_lex)
         self.content = CONTENT in accepted
         self.call_open = _CALL_OPEN in accepted
 
@@ -425,12 +427,12 @@ class StreamParser:
     def _lex(self, final: bool) -> None:
         """Turn pending text into pattern tokens, as far as it can be decided."""
         while self._pending:
-            here = self._here()
+            here = self._lalr.config.notes or self._here()
             accepted, free = here.accepted, here.free
             if free is not None:
                 # An optional pattern before free text (Gemma's channel name): taken if the text
                 # starts with it, else the text is the free text.
-                found = self._optional_pattern(here.patterns, final)
+                found = self._optional_pattern(here, final)
                 if found == WAIT:
                     return
                 if found is None:
@@ -444,7 +446,7 @@ class StreamParser:
             # Past the limit a token is matched on the limit's worth of text, not on however
             # much happened to arrive: the outcome does not depend on the chunking.
             window = self._pending if final else self._pending[: PATTERN_BUFFER_LIMIT + 1]
-            found = next_token(self._grammar, window, accepted, decide)
+            found = here.lexer.next(window, decide)
             if found == WAIT:
                 return
             if not isinstance(found, tuple):
@@ -466,10 +468,10 @@ class StreamParser:
                 self._deviation("malformed", token, accepted, f"{name} repaired")
             self._feed(name, token)
 
-    def _optional_pattern(self, patterns: frozenset[str], final: bool) -> tuple[str, str] | str | None:
-        if not patterns:
+    def _optional_pattern(self, here: _Facts, final: bool) -> tuple[str, str] | str | None:
+        if not here.patterns:
             return None
-        found = next_token(self._grammar, self._pending, patterns, final)
+        found = here.optional.next(self._pending, final)
         if found == WAIT:
             return WAIT
         if isinstance(found, tuple) and found[0] != IGNORED and not found[0].startswith("BAD_"):
