@@ -107,13 +107,13 @@ class ArgumentsEmitter:
 
     def value_complete(self, value: Any) -> str:
         """A whole value (scalar, or a nested object/array already built)."""
-        fragment = self._open() + self._item_prefix()
+        fragment = self._item_prefix()
         self._store(value)
         return fragment + dumps(value)
 
     def begin_string(self) -> str:
         """Start a string value whose text will come in chunks."""
-        fragment = self._open() + self._item_prefix()
+        fragment = self._item_prefix()
         self._string = []
         return fragment + '"'
 
@@ -169,7 +169,7 @@ class ArgumentsEmitter:
 
     def begin_container(self, container: dict[str, Any] | list[Any]) -> str:
         """Open a nested object (``{}``) or array (``[]``) as the next value."""
-        fragment = self._open() + self._item_prefix()
+        fragment = self._item_prefix()
         self._store(container)
         self._stack.append(_Container(container))
         return fragment + ("{" if isinstance(container, dict) else "[")
@@ -210,18 +210,19 @@ class ArgumentsEmitter:
         self._started = True
         return "{"
 
-    @staticmethod
-    def _separator(container: _Container) -> str:
-        if container.first:
-            container.first = False
-            return ""
-        return ", "
-
     def _item_prefix(self) -> str:
+        """What goes before the next value: ``{`` if nothing was written yet (``_open``), then
+        ``, `` after an earlier item, and an object member's key (one call: once per value)."""
+        opening = "" if self._started else self._open()
         top = self._stack[-1]
+        if top.first:
+            top.first = False
+            separator = opening
+        else:
+            separator = opening + ", "
         if isinstance(top.value, list):
-            return self._separator(top)
-        return self._separator(top) + _ENCODE(top.key if top.key is not None else "") + ": "
+            return separator
+        return separator + _ENCODE(top.key if top.key is not None else "") + ": "
 
     def _store(self, value: Any) -> None:
         top = self._stack[-1]

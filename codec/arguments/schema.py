@@ -32,7 +32,8 @@ Kinds = frozenset[str]
 """The JSON types a schema admits; ``None`` stands for "anything"."""
 
 _ALL: Kinds = frozenset({"string", "integer", "number", "boolean", "null", "object", "array"})
-_STRING: Kinds = frozenset({"string"})
+STRING: Kinds = frozenset({"string"})
+"""What a plain string parameter admits (``is_plain_string``)."""
 
 # Spellings seen in real tool definitions: Gemma upper-cases types, Python-minded authors write
 # Python names.
@@ -112,7 +113,7 @@ def is_plain_string(schema: Mapping[str, Any] | None) -> bool:
     Such values are written raw by GLM and stream chunk by chunk; ``string|null`` is not plain
     (a bare ``null`` must become ``None``).
     """
-    return _is_mapping(schema) and kinds(schema) == _STRING
+    return _is_mapping(schema) and kinds(schema) == STRING
 
 
 def kinds(schema: Mapping[str, Any] | None) -> Kinds | None:
@@ -133,7 +134,7 @@ def type_text(text: str, schema: Mapping[str, Any] | None) -> Any:
     enum = _enum_match(text, schema)
     if enum is not _MISSING:
         return enum
-    if admitted == _STRING:
+    if admitted == STRING:
         return text
     value = _json(text, _MISSING)
     if value is _MISSING and "string" not in admitted:

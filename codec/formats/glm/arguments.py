@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from codec.arguments.lenient_value import read_value
 from codec.arguments.reader import ArgumentContext
-from codec.arguments.schema import is_plain_string, nests_deeper_than
+from codec.arguments.schema import STRING, kinds, nests_deeper_than
 
 
 class KeyValueArguments:
@@ -86,7 +86,7 @@ class KeyValueArguments:
             return
         self._value_schema = self._context.schema_of(self._key)
         self._emitter.key(self._key)
-        if is_plain_string(self._value_schema):
+        if kinds(self._value_schema) == STRING:  # ``is_plain_string``, written out
             self._value_parts = None
             self._context.delta(self._emitter.begin_string())
         else:
