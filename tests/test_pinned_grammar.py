@@ -6,11 +6,13 @@ of ``codec/engine/grammar.py`` found no test: every split of such a call reads a
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from lark.lexer import TerminalDef
 from lark.load_grammar import load_grammar
 
 import codec
-from codec.engine.grammar import is_marker, pattern_of
+from codec.engine.grammar import compiled, is_marker, pattern_of
 from support.parsing import outcome
 
 GEMMA = codec.load("gemma4")
@@ -104,3 +106,43 @@ def test_a_marker_is_a_literal_of_three_or_more_characters_opening_with_a_bracke
     definition: str, marker: bool
 ) -> None:
     assert is_marker(_terminal(definition)) is marker
+
+
+@pytest.mark.parametrize(
+    ("definition", "first"),
+    [
+        ('"{"', r"\{"),
+        ('"call:"', "c"),
+        (r"/[^<\s]/", r"[^<\s]"),
+        (r"/[]a]+b/", "[]a]"),  # a `]` first in a class is one of its characters
+        (r"/[\]x]y/", r"[\]x]"),
+        (r"/\(a/", r"\("),
+        (r"/-?[0-9]+/", None),  # an optional first item: any character may begin it
+        (r"/a*b/", None),
+        (r"/a{0,2}b/", None),
+        (r"/a|b/", None),  # an alternation at the top: the first item is not the only start
+        (r"/[a|]b/", "[a|]"),  # a `|` in a class is a character
+        (r"/(a|b)c/", None),  # a group: not looked into
+        (r"/\d+/", None),  # a class escape
+        (r"/.x/", None),
+    ],
+)
+def test_a_pattern_knows_the_character_every_match_starts_with(definition: str, first: str | None) -> None:
+    found = pattern_of(_terminal(definition)).first
+    assert (found.pattern if found else None) == first
+
+
+_CHARACTERS = [*'ab 5-.eE+:,{}[]()<>"\'\\\n\ttrufalsenNcl_|é', "<|", "|>", "call:"]
+_TEXT = st.lists(st.sampled_from(_CHARACTERS), max_size=12).map("".join)
+
+
+@pytest.mark.parametrize("fmt", ["glm", "solar-open", "gemma4"])
+@given(text=_TEXT)
+def test_every_match_of_a_pattern_starts_with_its_first_character(fmt: str, text: str) -> None:
+    """The lexer skips a pattern whose ``first`` the next character does not match: sound only
+    if no match of the pattern starts otherwise. Checked on every pattern of each grammar."""
+    grammar = compiled(codec.load(fmt).spec.grammar)
+    for pattern in grammar.patterns.values():
+        found = pattern.regex.match(text)
+        if found and found.end() > 0 and pattern.first is not None:
+            assert pattern.first.match(text[0]), (pattern.name, text)

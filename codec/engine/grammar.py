@@ -39,6 +39,9 @@ class Pattern:
     # ends it), the regex without its look-around: while it runs to the end of the text that has
     # arrived, more text may change the match.
     body: re.Pattern[str] | None = None
+    # A regex of one character every match starts with (``None``: it may start with any): the
+    # lexer skips the patterns the next character rules out.
+    first: re.Pattern[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,73 @@ def pattern_of(term: TerminalDef) -> Pattern:
     """The pattern terminal ``term`` as the engine matches it."""
     literal = term.pattern.value if isinstance(term.pattern, PatternStr) else None
     source = term.pattern.to_regexp()
-    return Pattern(term.name, re.compile(source), term.priority, literal, _body(source))
+    return Pattern(term.name, re.compile(source), term.priority, literal, _body(source), _first(source))
+
+
+def _first(source: str) -> re.Pattern[str] | None:
+    """The first item of the regex ``source`` as a regex of one character, when it is one
+    character or a character class that must occur there; else ``None``. Anything less plain
+    (a group, ``\\d``, an alternation at the top, an optional first item) gives ``None``."""
+    if not source or _top_level_alternation(source):
+        return None
+    if source[0] == "[":
+        end = _class_end(source)
+        if end is None:
+            return None
+        item = source[:end]
+    elif source[0] == "\\":
+        if len(source) < 2 or source[1].isalnum():  # a class escape (\\d, \\s) or an assertion
+            return None
+        item = source[:2]
+    elif source[0] in "()|.^$*+?{":
+        return None
+    else:
+        item = source[0]
+    rest = source[len(item) :]
+    if rest[:1] in ("?", "*") or rest.startswith("{0"):  # the item may be absent
+        return None
+    return re.compile(item)
+
+
+def _class_end(source: str) -> int | None:
+    """Where the character class that opens ``source`` ends (after its ``]``)."""
+    at = 2 if source.startswith("[^") else 1
+    if source[at : at + 1] == "]":  # a ``]`` first in a class is one of its characters
+        at += 1
+    while at < len(source):
+        if source[at] == "\\":
+            at += 2
+            continue
+        if source[at] == "]":
+            return at + 1
+        at += 1
+    return None
+
+
+def _top_level_alternation(source: str) -> bool:
+    """Whether ``source`` has a ``|`` outside every group and class."""
+    depth, at, in_class = 0, 0, False
+    while at < len(source):
+        char = source[at]
+        if char == "\\":
+            at += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            if source[at + 1 : at + 2] == "^":
+                at += 1
+            if source[at + 1 : at + 2] == "]":
+                at += 1
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            return True
+        at += 1
+    return False
 
 
 _LOOK_AHEAD = "(?="

@@ -31,7 +31,7 @@ class Lexer:
     (ties go to the first), with what ``_could_grow`` asks of them worked out once. A grammar
     has few such sets (one per parser state at most), and a call body asks at every token."""
 
-    __slots__ = ("ignore", "literals", "longest_literal", "lookaheads", "patterns", "quoted")
+    __slots__ = ("by_first", "ignore", "literals", "longest_literal", "lookaheads", "patterns", "quoted")
 
     def __init__(self, grammar: CompiledGrammar, accepted: Iterable[str]) -> None:
         self.patterns = patterns = [grammar.patterns[name] for name in accepted if name in grammar.patterns]
@@ -40,11 +40,23 @@ class Lexer:
         self.longest_literal = max(map(len, self.literals), default=0)
         self.lookaheads = [(p.regex, p.body) for p in patterns if p.body is not None]
         self.quoted = [(p.regex.pattern[:1], p.name) for p in patterns if p.regex.pattern[:1] in _QUOTES]
+        self.by_first: dict[str, list[Pattern]] = {}  # a first character -> the patterns it may start
+
+    def starting(self, buffer: str) -> list[Pattern]:
+        """The patterns a match at the start of ``buffer`` may come from (in their order): those
+        whose first character (``Pattern.first``) the buffer's allows."""
+        char = buffer[:1]
+        found = self.by_first.get(char)
+        if found is None:
+            found = [p for p in self.patterns if p.first is None or not char or p.first.match(char)]
+            if len(self.by_first) < _FIRST_LIMIT:
+                self.by_first[char] = found
+        return found
 
     def next(self, buffer: str, final: bool) -> tuple[str, str] | str | None:
         """The next ``(terminal, text)`` at the start of ``buffer``, ``WAIT``, or ``None`` when no
         accepted pattern matches there (the text does not follow the grammar)."""
-        best = _longest(self.patterns, buffer)
+        best = _longest(self.starting(buffer), buffer)
         if not final and _could_grow(self, buffer, best):
             return WAIT
         if best is not None:
@@ -54,6 +66,8 @@ class Lexer:
             return (IGNORED, skipped.group())
         return WAIT if not final and len(buffer) < _PATIENCE else None
 
+
+_FIRST_LIMIT = 256  # first characters remembered per lexer (any other is worked out each time)
 
 _LEXERS: dict[tuple[str, frozenset[str]], Lexer] = memo({})
 

@@ -96,6 +96,7 @@ class StreamParser:
     ) -> None:
         self._grammar: CompiledGrammar = compiled(grammar_file)
         self._facts = _FACTS.setdefault(self._grammar.name, {})
+        self._free_terminals = self._grammar.free_text
         self._scanner = MarkerScanner(self._grammar.markers)
         self._lalr = LalrCursor(self._grammar, COMPLETION_START, on_bad_rule=self._bad_rule)
         self._strict = strict
@@ -631,13 +632,14 @@ class StreamParser:
             self._before_call = self._lalr.stack
         self._lalr.shift(name, text)
         self._last = name
-        self._run = name if name in self._grammar.free_text else None
-        if self._run is None:
+        run = self._run = name if name in self._free_terminals else None
+        if run is None:
             self._undo_insertion = None
         self._straying = False
-        self._builder.token(name, text, inserted)
+        builder = self._builder
+        builder.token(name, text, inserted)
         self._run_handler = None  # made when the run goes on past this token (_continue_run)
-        if self._builder.stop_request is not None:
+        if builder.stop_request is not None:
             self._stop_call()
         if "\n" in text:
             self._position.advance(text)
