@@ -132,7 +132,7 @@ def test_a_pattern_knows_the_character_every_match_starts_with(definition: str, 
     assert (found.pattern if found else None) == first
 
 
-_CHARACTERS = [*'ab 5-.eE+:,{}[]()<>"\'\\\n\ttrufalsenNcl_|é', "<|", "|>", "call:"]
+_CHARACTERS = [*"ab 5-.eE+:,{}[]()<>\"'\\\n\ttrufalsenNcl_|é", "<|", "|>", "call:"]
 _TEXT = st.lists(st.sampled_from(_CHARACTERS), max_size=12).map("".join)
 
 
