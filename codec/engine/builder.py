@@ -71,12 +71,12 @@ class MessageBuilder:
     def token(self, terminal: str, text: str, inserted: bool = False) -> None:
         """A token the parser accepted (``inserted``: a missing marker the repair supplied)."""
         call = self._call
-        if call is not None and not call.started:
-            call.raw.append(text)
-        if call is not None and terminal in self._arguments.terminals:
-            reader = call.arguments or self._reader(call, terminal, inserted)
-            reader.token(terminal, text, inserted)
-            return
+        if call is not None:
+            if not call.started:
+                call.raw.append(text)
+            if terminal in self._arguments.terminals:
+                (call.arguments or self._reader(call, terminal, inserted)).token(terminal, text, inserted)
+                return
         handler = self._handlers.get(terminal)
         if handler is not None:
             handler(text)
