@@ -49,6 +49,7 @@ _CALL_OPEN = "CALL_OPEN"
 
 _AFTER: dict[tuple[str, Stack, str], frozenset[str]] = memo({})  # what a state accepts after a marker
 _AFTER_LIMIT = 4096
+_FITS: dict[tuple[str, Stack, str, str], bool] = memo({})  # whether a character may follow a marker
 
 _HEADS: dict[tuple[str, str], CallHead | None] = memo({})  # (grammar, opener) -> the head of its calls
 _INSERTABLE: dict[str, frozenset[str]] = memo({})  # grammar -> what a repair may insert
@@ -222,11 +223,22 @@ class RepairSearch:
         return self._cursor
 
     def fits_after(self, stack: Stack, name: str, text: str) -> bool:
-        """Whether ``text`` (the start of what follows) may stand after the accepted marker ``name``."""
-        if self.free_after(stack, name):
-            return True
-        found = next_token(self._grammar, text, self._after(stack, name), True)
-        return isinstance(found, tuple) and not found[0].startswith("BAD_")
+        """Whether ``text`` (the start of what follows) may stand after the accepted marker
+        ``name``. One character's answer is remembered, like the steps (it is what the stream
+        asks: the first character after the marker)."""
+        key = (self._grammar.name, stack, name, text)
+        fits = _FITS.get(key) if len(text) == 1 else None
+        if fits is None:
+            if self.free_after(stack, name):
+                fits = True
+            else:
+                found = next_token(self._grammar, text, self._after(stack, name), True)
+                fits = isinstance(found, tuple) and not found[0].startswith("BAD_")
+            if len(text) == 1 and len(stack) <= CACHED_DEPTH:
+                if len(_FITS) >= _AFTER_LIMIT:
+                    _FITS.clear()
+                _FITS[key] = fits
+        return fits
 
     def free_after(self, stack: Stack, name: str) -> bool:
         """Whether free text may follow the accepted marker ``name``: then any text fits after it."""

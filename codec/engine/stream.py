@@ -226,9 +226,9 @@ class StreamParser:
         free-text terminal the parser accepts where neither content (layout, an implied call)
         nor a pattern could start. Text where a pattern may start and content may not, with a
         marker next, is lexed at once as final (what the marker's turn would do). A marker the
-        parser accepts is taken unless it may close a value whose next piece is text (``_closer``
-        asks what follows; not when free text may follow the marker, which then takes any text),
-        or opens a call past ``max_calls``."""
+        parser accepts is taken unless it may close a value whose next piece is text that may
+        not follow it (``_closer`` decides then; free text after the marker takes any text), or
+        opens a call past ``max_calls``."""
         queue = self._queue
         queue.extend(pieces)
         while queue:
@@ -265,6 +265,7 @@ class StreamParser:
                         or self._run in _PROSE
                         or (len(queue) > 1 and queue[1][0] is not None)
                         or self._repair_search().free_after(self._lalr.stack, name)
+                        or ((follows := self._what_follows()) is not None and self._follows_fit(name, follows))
                     )
                 ):
                     queue.popleft()
@@ -339,7 +340,7 @@ class StreamParser:
         follows = self._what_follows()
         if follows is None:
             return None
-        if not follows or self._repair_search().fits_after(self._lalr.stack, name, follows):
+        if self._follows_fit(name, follows):
             return False
         if not window_ready(islice(self._queue, 1, None), self._closing):
             return None
@@ -352,6 +353,11 @@ class StreamParser:
             self._deviation("marker_as_text", text, self._accepts(), "read as text of the value")
             self._text(text)
         return True
+
+    def _follows_fit(self, name: str, follows: str) -> bool:
+        """Whether what follows the accepted marker ``name`` (its first character, ``""`` for
+        a marker or the end) may stand after it: then the marker is read as the grammar does."""
+        return not follows or self._repair_search().fits_after(self._lalr.stack, name, follows)
 
     def _implied_call(self) -> CallHead | None:
         """Where content would start and a call may open: how a call's head reads after its
