@@ -118,7 +118,7 @@ def is_plain_string(schema: Mapping[str, Any] | None) -> bool:
 
 def kinds(schema: Mapping[str, Any] | None) -> Kinds | None:
     """The JSON types ``schema`` admits (``"number"`` brings ``"integer"``), ``None`` for any."""
-    if not _is_mapping(schema):
+    if not (type(schema) is dict or isinstance(schema, Mapping)):  # ``_is_mapping``, written out
         return None
     declared = schema.get("type")
     if type(declared) is str and _BEYOND_TYPE.isdisjoint(schema):  # what ``_kinds`` finds, at once
