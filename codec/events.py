@@ -87,13 +87,6 @@ _set_delta_index = _slot_setter(ToolCallDelta, "index")
 _set_delta_arguments = _slot_setter(ToolCallDelta, "arguments")
 
 
-class Unread(list[Event]):
-    """Where the events of a parse nobody streams go (``Codec.parse``): nowhere."""
-
-    def append(self, event: Event) -> None:
-        return None
-
-
 def openai_delta(event: Event) -> dict[str, Any]:
     """The ``choices[0].delta`` dict of an OpenAI streaming chunk for ``event``.
 

@@ -124,11 +124,6 @@ class ArgumentsEmitter:
         self._string.append(text)
         return _ENCODE(text)[1:-1]  # ``escape``, written out: the streaming hot path
 
-    @property
-    def lazy(self) -> bool:
-        """Whether long fragments are left unwritten (``string_part``, ``take``)."""
-        return self._lazy
-
     def string_part(self, text: str) -> str:
         """More text of the open string value: its fragment, or nothing when lazy."""
         if not self._lazy:

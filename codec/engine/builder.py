@@ -237,7 +237,7 @@ class MessageBuilder:
         (every name it needs bound here, once per run; ``self.events`` is replaced at each
         drain, so it is read at each call)."""
         emitter, index, limit = call.emitter, call.index, self.limits.max_argument_chars
-        if emitter.lazy:  # no events; the text is escaped (``string_part``) only when counted
+        if self._lazy:  # no events; the text is escaped (``string_part``) only when counted
             count, part = self._delta_of(call), emitter.string_part
             return lambda text: count(part(text))
         write = emitter.string_chunk

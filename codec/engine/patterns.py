@@ -103,18 +103,18 @@ def _longest(candidates: list[Pattern], buffer: str) -> tuple[str, str] | None:
     return None if best is None else (best[2], best[3])
 
 
-def _could_grow(candidates: Lexer, buffer: str, best: tuple[str, str] | None) -> bool:
+def _could_grow(lexer: Lexer, buffer: str, best: tuple[str, str] | None) -> bool:
     if best is not None:
         rest = buffer[len(best[1]) :]
         if len(rest) < _PATIENCE or not rest.strip():
             # Too close to the end of what arrived, or only white space after it (a key may hold
             # inner spaces: `a b`): more text may extend the match. The buffer limit bounds this.
             return True
-    if len(buffer) < candidates.longest_literal and any(
-        len(literal) > len(buffer) and literal.startswith(buffer) for literal in candidates.literals
+    if len(buffer) < lexer.longest_literal and any(
+        len(literal) > len(buffer) and literal.startswith(buffer) for literal in lexer.literals
     ):
         return True
-    for regex, body in candidates.lookaheads:  # a pattern that ends by looking ahead
+    for regex, body in lexer.lookaheads:  # a pattern that ends by looking ahead
         if body.fullmatch(buffer):
             return True  # its text reaches the end of the buffer
         # Its text has begun and its look-ahead does not hold yet: the look-ahead may reach
@@ -127,7 +127,7 @@ def _could_grow(candidates: Lexer, buffer: str, best: tuple[str, str] | None) ->
     # ``limit`` characters only, so the outcome does not depend on how much more had arrived.
     opened = buffer[:1]
     return opened in _QUOTES and any(
-        quote == opened and (best is None or best[0] != name) for quote, name in candidates.quoted
+        quote == opened and (best is None or best[0] != name) for quote, name in lexer.quoted
     )
 
 
