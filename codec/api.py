@@ -179,17 +179,21 @@ class Codec:
         history: Sequence[Any] | None = None,
         limits: Limits = DEFAULT_LIMITS,
         unknown_options: UnknownOptions = "error",
+        finish_reason: str | None = None,
         **options: Any,
     ) -> AssistantMessage:
-        """The assistant message in ``completion``: exactly ``stream().feed(text)`` + ``close()``
-        gives (that parser's events are not made: nobody reads them).
+        """The assistant message in ``completion``: exactly ``stream().feed(text)`` +
+        ``close(finish_reason)`` gives (that parser's events are not made: nobody reads them).
 
         Lenient by default: known malformed output is repaired and anything else stays in
         ``content``. ``strict=True`` raises ``ParseError`` at the first deviation.
+        ``finish_reason`` is the engine's (``"stop"``: the model ended the output; ``"length"``:
+        the engine cut it; ``None``: not known, read as a cut): it decides whether a call whose
+        arguments are whole but whose closing marker is missing at the end is finished.
         """
         parser = self._stream(tools, strict, id_factory, history, limits, unknown_options, None, options, events=False)
         parser.feed(completion)
-        parser.close()
+        parser.close(finish_reason)
         return parser.message
 
     def prepare(
@@ -262,6 +266,7 @@ class Codec:
             id_factory=id_factory,
             limits=limits,
             events=events,
+            call_enders=self.spec.call_enders,
         )
 
     def parse_prompt(self, prompt: str) -> Conversation:

@@ -22,23 +22,19 @@ import uuid
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from codec.engine.stream import StreamParser
+from codec.engine.stream import ENGINE_LENGTH, StreamParser
 from codec.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallStart
 from codec.models import AssistantMessage, FinishReason, content_to_openai
 
 ReasoningField = Literal["reasoning_content", "reasoning"]
 REASONING_FIELDS: tuple[ReasoningField, ...] = ("reasoning_content", "reasoning")
 
-# The finish reasons an engine reports (OpenAI's, vLLM's, llama.cpp's), as far as the parse is
-# concerned: only "length" says something the text cannot — that the engine cut it off.
-_UPSTREAM_LENGTH = frozenset({"length", "max_tokens"})
-
 
 def finish_reason(message: AssistantMessage, upstream: str | None = None) -> FinishReason:
     """How the reply ended, as OpenAI reports it: ``"length"`` when the engine says it stopped
     at its token limit or the parse found the output cut off inside a structure; otherwise
     ``"tool_calls"`` when the reply has calls, else ``"stop"``."""
-    if upstream in _UPSTREAM_LENGTH or message.finish_reason == "length":
+    if upstream in ENGINE_LENGTH or message.finish_reason == "length":
         return "length"
     return "tool_calls" if message.tool_calls else "stop"
 
@@ -148,7 +144,7 @@ class ChunkStream:
         the ``usage`` chunk when ``usage`` (the engine's token counts) is given."""
         self._upstream_finish_reason = upstream_finish_reason
         self._usage = usage
-        chunks = self._chunks(self._parser.close())
+        chunks = self._chunks(self._parser.close(upstream_finish_reason))
         reason = finish_reason(self._parser.message, upstream_finish_reason)
         chunks.append(self._chunk({}, reason))
         if usage is not None:

@@ -23,14 +23,17 @@ class Limits:
     ``max_depth``: nesting of arrays and objects inside one call's arguments (diagnostic
     ``too_deep``). ``max_argument_chars``: characters of one call's arguments JSON
     (``too_large``). ``max_calls``: finished calls in one completion (``too_many_calls``).
+    ``max_diagnostics``: diagnostics one parse lists; the one past it says that more deviations
+    followed (``too_many_diagnostics``), and the rest are repaired the same, unlisted.
     """
 
     max_depth: int = 64
     max_argument_chars: int = 8_000_000
     max_calls: int = 16_384
+    max_diagnostics: int = 1_000
 
     def __post_init__(self) -> None:
-        for name in ("max_depth", "max_argument_chars", "max_calls"):
+        for name in ("max_depth", "max_argument_chars", "max_calls", "max_diagnostics"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
                 raise CodecError(f"Limits.{name} must be a positive integer, got {getattr(self, name)!r}")
 

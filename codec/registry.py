@@ -32,6 +32,9 @@ class FormatSpec:
     effort personas (glm-effort). ``string_content_only``: the template cannot render a list of
     content parts. ``test_options`` are the template variables worth testing, each with values
     to try (``ANY_TEXT``: any text); ``golden_options`` the ones the render goldens use.
+    ``turn_terminals`` are the markers that begin or end a turn: inside a call, like a stop
+    marker or another call's opener, one ends the call (unfinished unless only its closing
+    marker was missing), never reads as text of a value.
     """
 
     name: str
@@ -50,6 +53,14 @@ class FormatSpec:
     string_content_only: bool = False
     test_options: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     golden_options: Mapping[str, Any] = field(default_factory=dict)
+    turn_terminals: tuple[str, ...] = ()
+
+    @property
+    def call_enders(self) -> frozenset[str]:
+        """The terminals that end an open call wherever they stand in it: the stop markers, the
+        turn markers, ``bos``/``eos`` and a call's opener."""
+        named = (*self.stop_terminals, *self.turn_terminals, self.bos_terminal, self.eos_terminal, "CALL_OPEN")
+        return frozenset(name for name in named if name is not None)
 
     @property
     def stop_tokens(self) -> tuple[str, ...]:
@@ -89,6 +100,7 @@ FORMATS: dict[str, FormatSpec] = {
             examples=glm.EXAMPLES,
             demo=glm.demo.GLM,
             eos_terminal="END_OF_TEXT",
+            turn_terminals=("GMASK", "SOP", "SYSTEM", "ASSISTANT"),
             effort_levels=("low", "high", "max"),
             test_options={
                 "reasoning_effort": ("low", "high", "max", "medium"),
@@ -107,6 +119,7 @@ FORMATS: dict[str, FormatSpec] = {
             examples=glm.EXAMPLES,
             demo=glm.demo.GLM_EFFORT,
             eos_terminal="END_OF_TEXT",
+            turn_terminals=("GMASK", "SOP", "SYSTEM", "ASSISTANT"),
             effort_levels=("1", "2", "3", "4", "5", "6", "7", "8", "9", "swarm", "deep-swarm"),
             control_tags=True,
             test_options={
@@ -130,6 +143,7 @@ FORMATS: dict[str, FormatSpec] = {
             examples=solar_open.EXAMPLES,
             demo=solar_open.demo.SOLAR_OPEN,
             eos_terminal="END_OF_TEXT",
+            turn_terminals=("BEGIN",),
             string_content_only=True,  # the template joins content to strings with `+`
             test_options={
                 "reasoning_effort": ("low", "minimal", "medium", "high"),
@@ -156,6 +170,7 @@ FORMATS: dict[str, FormatSpec] = {
             demo=gemma4.demo.GEMMA4,
             bos_terminal="BOS",
             eos_terminal="EOS",
+            turn_terminals=("TURN_OPEN",),
             test_options={"enable_thinking": _BOOLEANS, "preserve_thinking": _BOOLEANS},
             golden_options={"enable_thinking": True, "preserve_thinking": True},
         ),

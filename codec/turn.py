@@ -67,14 +67,16 @@ class Turn:
         strict: bool = False,
         id_factory: Callable[[int], str] | None = None,
         limits: Limits = DEFAULT_LIMITS,
+        finish_reason: str | None = None,
     ) -> AssistantMessage:
-        """The reply in ``completion``: exactly what ``stream().feed(completion)`` + ``close()``
-        gives (that parser's events are not made: nobody reads them)."""
+        """The reply in ``completion``: exactly what ``stream().feed(completion)`` +
+        ``close(finish_reason)`` gives (that parser's events are not made: nobody reads them).
+        ``finish_reason``: the engine's, as for ``Codec.parse``."""
         parser = self.codec._parser(
             self.generation_prompt, tools=self.tools, strict=strict, id_factory=id_factory, limits=limits, events=False
         )
         parser.feed(completion)
-        parser.close()
+        parser.close(finish_reason)
         return parser.message
 
     def chunk_stream(

@@ -190,9 +190,9 @@ def test_a_bare_string_is_its_text_without_trailing_space() -> None:
     assert [call.arguments for call in message.tool_calls] == [{"a": "Paris, France", "xs": ["Paris", 3]}]
 
 
-def test_a_top_level_string_cut_off_is_closed_then_the_object() -> None:
-    """The fragments of a cut-off call still join to its arguments JSON, the string's close
-    first."""
+def test_a_top_level_string_cut_off_is_never_closed_in_the_fragments() -> None:
+    """The fragments of a cut-off call stop where the output stopped: what a client joined is
+    not JSON (no client can run it), and begins the kept call's arguments JSON."""
     fragments, message = feed(['{a:<|"|>Par'])
-    assert fragments == ['{"a": "', "Par", '"', "}"]
-    assert "".join(fragments) == message.incomplete_calls[0].arguments_json
+    assert fragments == ['{"a": "', "Par"]
+    assert message.incomplete_calls[0].arguments_json == '{"a": "Par"}'

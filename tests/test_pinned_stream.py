@@ -51,13 +51,17 @@ def test_strict_parsing_raises_at_the_limit_with_nothing_found() -> None:
 
 
 def test_text_after_a_stopped_call_is_content_without_a_second_diagnostic() -> None:
-    """Solar, past the size limit: the parser is back before the call, where no free text
-    fits; what follows is kept as content whole (its leading space too), reported once."""
+    """Solar, past the size limit: the call stops after the character whose JSON passes it (the
+    value's closing quote), however the text was chunked; the parser is back before the call,
+    where no free text fits, and the rest of the arguments text and what follows are kept as
+    content whole, reported once."""
     text = SOLAR_CALLS + '{"city": "Paris"}<|tool_call:end|> tail<|calls|>'
     reply = codec.load("solar-open").parse(text, tools=TOOLS, limits=codec.Limits(max_argument_chars=15))
-    assert reply.content == " tail"
+    assert reply.content == "} tail"
+    passing = text.index('"}')  # '{"city": "Paris' is 15 characters: the quote after it passes
     assert diagnostics(reply) == [
-        ("too_large", text.index("{"), f"arguments longer than 15 characters; {STOPPED}"),
+        ("too_large", passing, f"arguments longer than 15 characters; {STOPPED}"),
+        ("incomplete_arguments", passing, "the arguments JSON was cut short"),
         ("stray_marker", text.index("<|tool_call:end|>"), "dropped ('<|tool_call:end|>')"),
     ]
 
@@ -66,9 +70,11 @@ GLM_CALL = "<tool_call>get_weather<arg_key>city</arg_key><arg_value>"
 
 
 def test_an_inserted_closer_that_passes_the_size_limit_stops_a_second_call_too() -> None:
-    """GLM: the ``</arg_value>`` the repair inserts closes the string, one character past the
-    limit. The marker it was inserted for is then read anew (dropped), in the second stopped
-    call as in the first."""
+    """GLM: the first call stops at the character that passes the limit (the 21st ``x``: ten
+    characters of ``{"city": "`` before it); the rest of its value, and the markers amid that
+    text, are content. In the second call the ``</arg_value>`` the repair inserts closes the
+    string one character past the limit, and the marker it was inserted for is then read anew
+    (dropped)."""
     first = GLM_CALL + "x" * 40 + "</arg_value></tool_call>"
     second = GLM_CALL + "y" * 20 + "</tool_call>"
     text = "Go.</think>" + first + second + " after"
@@ -76,29 +82,31 @@ def test_an_inserted_closer_that_passes_the_size_limit_stops_a_second_call_too()
     too_large = f"arguments longer than 30 characters; {STOPPED}"
     cut = text.rindex("</tool_call>")
     assert diagnostics(reply) == [
-        ("too_large", text.index("x"), too_large),
-        ("stray_marker", text.index("</arg_value>"), "dropped ('</arg_value>')"),
-        ("stray_marker", text.index("</tool_call>"), "dropped ('</tool_call>')"),
+        ("too_large", text.index("x") + 20, too_large),
+        ("unexpected_marker", text.index("</arg_value>"), "kept as text ('</arg_value>')"),
+        ("unexpected_marker", text.index("</tool_call>"), "kept as text ('</tool_call>')"),
         ("missing_marker", cut, "inserted </arg_value> before </tool_call> ('</tool_call>')"),
         ("too_large", cut, too_large),
         ("stray_marker", cut, "dropped ('</tool_call>')"),
     ]
-    assert reply.content == " after" and reply.tool_calls == ()
-    assert [call.arguments for call in reply.incomplete_calls] == [{"city": "x" * 40}, {"city": "y" * 20}]
+    assert reply.content == "x" * 19 + "</arg_value></tool_call> after" and reply.tool_calls == ()
+    assert [call.arguments for call in reply.incomplete_calls] == [{"city": "x" * 21}, {"city": "y" * 20}]
 
 
-def test_an_opener_read_anew_after_a_call_stopped_by_an_insertion_opens_the_next_call() -> None:
-    """GLM: before ``<tool_call>`` the repair inserts ``</arg_value></tool_call>``; the first
-    passes the size limit and stops the call, and ``<tool_call>``, read anew, opens the next."""
+def test_an_opener_inside_an_unfinished_call_cuts_it_and_opens_the_next_call() -> None:
+    """GLM: ``<tool_call>`` where the open value's ``</arg_value></tool_call>`` are missing: the
+    first call is kept apart unfinished (never run, never closed by an insertion) and the
+    opener, read anew before it, opens the next call. The closing fragments the first call is
+    never sent pass no size limit."""
     text = "Go.</think>" + GLM_CALL + "y" * 20 + GLM_CALL + "Rome</arg_value></tool_call>"
     reply = codec.load("glm").parse(text, tools=TOOLS, limits=codec.Limits(max_argument_chars=30))
     cut = text.rindex("<tool_call>")
     assert diagnostics(reply) == [
-        ("missing_marker", cut, "inserted </arg_value></tool_call> before <tool_call> ('<tool_call>')"),
-        ("too_large", cut, f"arguments longer than 30 characters; {STOPPED}"),
+        ("unfinished_call", cut, "the call before it was not finished: kept apart, not run ('<tool_call>')"),
     ]
     assert [call.arguments for call in reply.tool_calls] == [{"city": "Rome"}]
     assert [call.arguments for call in reply.incomplete_calls] == [{"city": "y" * 20}]
+    assert reply.truncated_call == reply.incomplete_calls[0] and reply.finish_reason == "length"
 
 
 GEMMA_CALL = "<|tool_call>call:get_weather{city:"

@@ -20,7 +20,7 @@ import json
 from json.encoder import encode_basestring
 from typing import Any
 
-_LONGEST_ESCAPE = 6
+LONGEST_ESCAPE = 6
 """A character takes at most six in JSON (``\\u001f``); an item read from JSON text is at most
 six times as long written again (a digit of ``1e5`` gives ``100000.0``: eight for three)."""
 
@@ -132,24 +132,26 @@ class ArgumentsEmitter:
             raise RuntimeError("string_part outside a string")  # engine bug, not input
         self._string.append(text)
         self._unwritten.append(text)
-        self.unwritten_bound += _LONGEST_ESCAPE * len(text)
+        self.unwritten_bound += LONGEST_ESCAPE * len(text)
         return ""
 
     def take(self, value: dict[str, Any], written: int) -> str:
         """Take ``value`` as the whole arguments, read at once from ``written`` characters of
-        JSON before anything else: the fragment for all of it, or nothing when lazy (each
-        character read is at most ``_LONGEST_ESCAPE`` characters of JSON again)."""
+        JSON before anything else: the fragment for all of it but its last ``}`` (``finish``
+        writes that), or nothing when lazy (each character read is at most ``LONGEST_ESCAPE``
+        characters of JSON again)."""
         self.value.update(value)
         self._started = True
         if not self._lazy:
-            return dumps(value)
+            return dumps(value)[:-1]
         self._unwritten.append(value)
-        self.unwritten_bound += _LONGEST_ESCAPE * written
+        self.unwritten_bound += LONGEST_ESCAPE * written
         return ""
 
     def settle(self) -> int:
         """How many characters of JSON what was left unwritten holds (counted once)."""
-        size = sum(len(escape(item)) if isinstance(item, str) else len(dumps(item)) for item in self._unwritten)
+        # A string is a value's text; a dict, arguments taken whole, written but for their ``}``.
+        size = sum(len(escape(item)) if isinstance(item, str) else len(dumps(item)) - 1 for item in self._unwritten)
         self._unwritten.clear()
         self.unwritten_bound = 0
         return size

@@ -108,6 +108,17 @@ class JsonArgumentsStream:
         # (negative: it began in an earlier chunk), so its diagnostic points at it however chunked
         self.dropped_at: list[int] = []
 
+    @property
+    def held(self) -> int:
+        """Characters of a key or a number or word read and not yet written (a fragment is
+        written when it ends)."""
+        return sum(map(len, self._key)) + sum(map(len, self._literal))
+
+    @property
+    def done(self) -> bool:
+        """The top-level object was closed and everything before it was JSON."""
+        return self._state is _State.DONE and not self.failed
+
     def string_text(self, text: str) -> str | None:
         """The fragment for ``text`` when it is more of a string value and nothing else (the
         common chunk: then nothing is rejected or dropped), else ``None`` and nothing changes:
@@ -173,7 +184,7 @@ class JsonArgumentsStream:
             if not isinstance(member, (str, dict, list)) and is_plain_string(self._schema_for_key(key)):
                 return None
         self.examined += len(text)
-        self._state, self._finished, self.taken = _State.DONE, True, True
+        self._state, self.taken = _State.DONE, True
         return self._emitter.take(value, len(text))
 
     def close(self) -> tuple[str, bool]:
@@ -184,7 +195,7 @@ class JsonArgumentsStream:
         if not self._finished:
             self._finished = True
             self._out.append(self._emitter.finish())
-        complete = self._state is _State.DONE and not self.failed
+        complete = self.done
         # Text consumed but never reflected in a fragment (a cut-off key, word or escape): the
         # caller keeps it as content, so a truncated call loses nothing.
         self.unconsumed = "" if complete else "".join(self._held)
@@ -238,10 +249,9 @@ class JsonArgumentsStream:
         if self._stack[-1] != _OPENER[bracket]:
             return self._fail(position)
         self._stack.pop()
-        if not self._stack:
-            self._finished = True
-            self._state = _State.DONE
-            self._emit(self._emitter.finish(), position + 1)
+        if not self._stack:  # its ``}`` is written when the call ends (``close``): until its
+            self._state = _State.DONE  # closing marker, the streamed JSON never closes
+            self._reflect(position + 1)
             return position + 1
         if not self._skip:
             self._emit(self._emitter.end_container(), position + 1)

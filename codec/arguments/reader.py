@@ -77,6 +77,21 @@ class ArgumentReader(Protocol):
         through ``token``."""
         ...
 
+    @property
+    def complete(self) -> bool:
+        """Whether the arguments read so far are whole: no key, value or container is open, so
+        the call could end here. The engine asks it where the model stopped (or went on to
+        something else) with only the call's closing marker missing: a call whose arguments
+        are whole is finished; any other is cut off, never a call to run."""
+        ...
+
+    @property
+    def held(self) -> int:
+        """Characters of a run of free text read and not yet written as JSON (Solar's number or
+        key while it arrives): the size limit counts each as possibly ``LONGEST_ESCAPE`` long.
+        A value written only at a marker (GLM's typed values) need not be counted."""
+        ...
+
     def finish(self, truncated: bool) -> None:
         """The call closed (``truncated``: the output ended inside it): emit the last fragments
         and send unplaced text to content."""

@@ -13,9 +13,11 @@ limit when nobody reads them) — whose parts share the open call's state.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from codec.arguments.emitter import LONGEST_ESCAPE
 from codec.arguments.reader import ArgumentContext, ArgumentReader, ArgumentReaderFactory, Report
 from codec.arguments.schema import property_schema, tool_schema
 from codec.engine.call import Call, random_call_id, tool_names
@@ -54,6 +56,7 @@ class MessageBuilder:
         self._truncated: ToolCall | None = None
         self._incomplete: list[ToolCall] = []
         self.cut_off = False  # the output ended inside a structure (a call, the reasoning, ...)
+        self.engine_length = False  # the engine said it stopped at its token limit
         self._ids: set[str] = set()
         self._call: Call | None = None
         self._handlers: dict[str, Callable[[str], None]] = {
@@ -124,10 +127,38 @@ class MessageBuilder:
         """Text the grammar has no place for: it stays visible, as content."""
         self._on_content(text)
 
+    @property
+    def arguments_complete(self) -> bool:
+        """Whether the open call has begun its arguments and they are whole (no key, value or
+        container open): only its closing marker is missing, were it to end here."""
+        call = self._call
+        return call is not None and call.arguments is not None and call.arguments.complete
+
+    def room(self, wanted: int) -> int:
+        """How many more characters of JSON the open call may write before its arguments pass
+        ``max_argument_chars`` (what its reader holds unwritten counted at its longest);
+        ``sys.maxsize`` when no call is open. What a lazy emitter left unwritten is counted
+        exactly only when its bound would leave less than ``wanted``."""
+        call = self._call
+        if call is None:
+            return sys.maxsize
+        held = call.arguments.held if call.arguments is not None else 0
+        room = self.limits.max_argument_chars - call.size - LONGEST_ESCAPE * held
+        if call.emitter.unwritten_bound > room - wanted:
+            call.size += call.emitter.settle()
+            room = self.limits.max_argument_chars - call.size - LONGEST_ESCAPE * held
+        return room - call.emitter.unwritten_bound
+
     def close(self) -> None:
         """The output ended inside a structure: a call cut off midway keeps what arrived, as
         the truncated call (never as a call to run)."""
         self.cut_off = True
+        self.cut_call()
+
+    def cut_call(self) -> None:
+        """The open call ends here unfinished — the output ended, or a marker that cannot stand
+        inside a call came first: it is the truncated call, never a call to run. A call whose
+        name is not complete emitted nothing: its text is content."""
         call = self._call
         if call is None:
             return
@@ -141,7 +172,11 @@ class MessageBuilder:
         complete, so say how it finished."""
         finish: FinishReason | None = None
         if ended:
-            finish = "length" if self.cut_off else "tool_calls" if self._calls else "stop"
+            # "length" whenever a call was begun and not finished (cut off, or stopped at a
+            # limit), or the engine says it stopped at its token limit: never "stop" or
+            # "tool_calls" for a reply that holds a call nobody may run.
+            unfinished = self.cut_off or self._incomplete or self.engine_length
+            finish = "length" if unfinished else "tool_calls" if self._calls else "stop"
         # Built from values this module made (validated types): no second validation per parse.
         content, reasoning, tool_calls = (
             "".join(self._content) or None,
@@ -306,17 +341,26 @@ class MessageBuilder:
         """Finish the call: ``truncated`` (unfinished) calls are kept apart, never to be run;
         ``cut_off``: by the end of the output (else by a limit)."""
         self._start(call)
+        if not call.name and not truncated:  # nothing names a tool to run: not a call to execute
+            self._report("missing_tool_name", "a call without a tool name is not a call to run")
+            truncated, cut_off = True, False
+        sent = len(self.events)
         if call.arguments is not None:
             call.arguments.finish(truncated)
         else:
             self._delta_of(call)(call.emitter.finish())
+        if self.stop_request is not None and truncated:
+            self.stop_request = None  # closing fragments that are never sent pass no limit
+        elif self.stop_request is not None:  # its last characters passed a limit: the parser stops it
+            truncated, cut_off = True, False
+        if truncated and len(self.events) > sent:
+            # The fragments that would close an unfinished call's JSON are never sent: what a
+            # client joined stays invalid JSON, so no client can run it as a finished call.
+            index = call.index
+            kept = [event for event in self.events[sent:] if type(event) is not ToolCallDelta or event.index != index]
+            self.events[sent:] = kept
         # The emitter built a plain dict within the depth limit: constructed, not re-validated.
         tool_call = built(ToolCall, {"id": call.id, "name": call.name, "arguments": call.emitter.value})
-        if not call.name and not truncated:  # nothing names a tool to run: not a call to execute
-            self._report("missing_tool_name", "a call without a tool name is not a call to run")
-            truncated, cut_off = True, False
-        if self.stop_request is not None:  # its last characters passed a limit: the parser stops it
-            truncated, cut_off = True, False
         if truncated:
             self._incomplete.append(tool_call)
             if cut_off:

@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from itertools import islice
 from typing import Any, cast
 
+from codec.arguments.emitter import LONGEST_ESCAPE
 from codec.arguments.reader import ArgumentReaderFactory
 from codec.engine.builder import MessageBuilder
 from codec.engine.grammar import COMPLETION_START, CompiledGrammar, compiled
@@ -44,6 +45,7 @@ CONTENT = "CONTENT"
 """The free-text terminal of visible content (grammars/*.lark)."""
 
 _CALL_OPEN = "CALL_OPEN"
+_CALL_CLOSE = "CALL_CLOSE"
 _CONTENT_OPEN = "CONTENT_OPEN"
 """The marker that explicitly opens content, in a grammar that has one (Solar Open's)."""
 
@@ -51,6 +53,13 @@ _PROSE = frozenset({CONTENT, "REASONING"})
 """Free text that is prose, not a value: a marker that may end it always does."""
 
 _UNKNOWN = object()  # not asked yet
+
+MODEL_STOPPED = frozenset({"stop", "eos", "stop_sequence", "end_turn", "tool_calls"})
+"""Engine finish reasons that say the model ended its output itself (an end-of-sequence or stop
+token), as OpenAI, vLLM, SGLang, llama.cpp and Anthropic-style engines name it."""
+
+ENGINE_LENGTH = frozenset({"length", "max_tokens"})
+"""Engine finish reasons that say the engine cut the output at its token limit."""
 
 PATTERN_BUFFER_LIMIT = 1024
 """Text held for pattern lexing before it must be decided (a header, never a payload)."""
@@ -93,8 +102,10 @@ class StreamParser:
         id_factory: Callable[[int], str] | None = None,
         limits: Limits = DEFAULT_LIMITS,
         events: bool = True,
+        call_enders: frozenset[str] = frozenset({_CALL_OPEN}),
     ) -> None:
         self._grammar: CompiledGrammar = compiled(grammar_file)
+        self._call_enders = call_enders  # stop and turn markers, a call's opener: never inside a call
         self._facts = _FACTS.setdefault(self._grammar.name, {})
         self._free_terminals = self._grammar.free_text
         self._scanner = MarkerScanner(self._grammar.markers)
@@ -113,10 +124,13 @@ class StreamParser:
         self._stop_at = 0  # while a call stops at a limit: where, in the piece being read
         self._before_call: Stack | None = None  # the parser's stack before the open call's marker
         self._pending = ""  # text waiting for pattern lexing
+        self._budget = -1  # characters of the run in progress that cannot pass a size limit
+        self._blank: list[str] = []  # white space before the queue, waiting to show whether it is layout
         # Pieces not yet parsed: held while a refused marker waits for its lookahead, or white
         # space waits to show whether it is layout (engine/repair.py).
         self._queue: deque[Piece] = deque()
         self._closing = False  # close() is draining the queue: no more text will come
+        self._model_stopped = False  # the engine said the model ended the output (close())
         self._last = ""  # the last terminal fed to the parser
         self._search: RepairSearch | None = None
         self._head: object = _UNKNOWN  # how an implied call's head reads (_call_head)
@@ -138,13 +152,20 @@ class StreamParser:
         try:
             if self._run is not None and not self._queue and self._scanner.passes(chunk):
                 # The hot path: one more piece of a run of free text, no marker in sight.
-                (self._run_handler or self._continue_run())(chunk)
-                if self._builder.stop_request is not None:
-                    self._stop_call()
-                if "\n" in chunk:
-                    self._position.advance(chunk)
-                else:  # ``advance`` without a line to count, written out
-                    self._position.offset += len(chunk)
+                budget = self._budget - len(chunk)
+                if budget < 0:  # it may take a call past its size limit: ``_continue`` sees
+                    self._continue(chunk)
+                    if self._queue:
+                        self._pieces([])
+                else:
+                    self._budget = budget
+                    (self._run_handler or self._continue_run())(chunk)
+                    if self._builder.stop_request is not None:
+                        self._stop_call()
+                    if "\n" in chunk:
+                        self._position.advance(chunk)
+                    else:  # ``advance`` without a line to count, written out
+                        self._position.offset += len(chunk)
             else:
                 self._pieces(self._scanner.feed(chunk))
         except ParseError as error:
@@ -156,10 +177,15 @@ class StreamParser:
         self._builder.events = []
         return events
 
-    def close(self) -> list[Event]:
-        """The completion ended: the last events (a call cut off midway is finished with
-        what arrived)."""
+    def close(self, finish_reason: str | None = None) -> list[Event]:
+        """The completion ended: the last events. ``finish_reason`` is the engine's: ``"stop"``
+        (or ``"eos"``, ...: the model ended its output) lets a call whose arguments are whole,
+        with only its closing marker missing, finish (diagnostic ``missing_marker``);
+        ``"length"`` says the engine cut the output; ``None`` (not known) is read as a cut. A
+        call cut off midway keeps what arrived, apart, never as a call to run."""
         self._check_usable()
+        self._model_stopped = finish_reason in MODEL_STOPPED
+        self._builder.engine_length = finish_reason in ENGINE_LENGTH
         try:
             self._closing = True
             held = self._scanner.close()  # the beginning of a marker, if the output ended in one
@@ -173,6 +199,8 @@ class StreamParser:
             else:
                 self._pieces(held)
                 self._lex(final=True)
+                if self._queue:  # text after a call stopped at a limit, read again
+                    self._pieces([])
                 self._end()
         except ParseError as error:
             self._failed = error
@@ -231,6 +259,8 @@ class StreamParser:
         opens a call past ``max_calls``."""
         queue = self._queue
         queue.extend(pieces)
+        if self._blank and not self._more_blank():
+            return
         while queue:
             name, text = queue[0]
             if not self._pending:
@@ -284,6 +314,8 @@ class StreamParser:
                 queue[0] = (None, text + queue[0][1])
                 return True
             if len(queue) == 1 and not self._closing and self._undecided_text(text):
+                if not text.strip():  # white space waits apart, joined once its meaning is known
+                    self._blank.append(queue.popleft()[1])
                 return False
             queue.popleft()
             self._queued_text(text)
@@ -300,6 +332,20 @@ class StreamParser:
                 return True
         queue.popleft()
         self._marker(name, text)
+        return True
+
+    def _more_blank(self) -> bool:
+        """White space is held (``_blank``) until what follows it says whether it is layout:
+        more white space joins it without copying what was held (fed a character at a time, a
+        long run would otherwise cost quadratic time); anything else, or the end, puts the run
+        back at the head of the queue, joined once. ``False``: it still waits."""
+        queue, blank = self._queue, self._blank
+        while queue and queue[0][0] is None and not queue[0][1].strip():
+            blank.append(queue.popleft()[1])
+        if not queue and not self._closing:
+            return False
+        queue.appendleft((None, "".join(blank)))
+        blank.clear()
         return True
 
     def _here(self) -> _Facts:
@@ -415,10 +461,7 @@ class StreamParser:
 
     def _text(self, text: str) -> None:
         if self._run is not None:  # more of a run already fed to the parser
-            (self._run_handler or self._continue_run())(text)
-            if self._builder.stop_request is not None:
-                self._stop_call()
-            self._position.advance(text)
+            self._continue(text)
             return
         if not self._pending:
             here = self._here()
@@ -509,6 +552,13 @@ class StreamParser:
         window, beyond = lookahead(self._queue)
         writing = self._run is not None  # a marker amid text reads as that text; between structure, as stray
         edit = self._repair_search().choose(self._lalr.stack, name, free, writing, window, self._closing and not beyond)
+        if self._ends_call(name, edit.kind == "insert" and _CALL_CLOSE in edit.inserted):
+            if self._finishable(name):
+                self._finish_call(text, accepted)
+                self._feed(name, text)
+            else:
+                self._cut_call(name, text, accepted)
+            return
         if edit.kind == "insert":
             self._insert(edit.inserted, name, text, accepted)
             return
@@ -524,6 +574,40 @@ class StreamParser:
         else:
             self._deviation("unexpected_marker", text, accepted, "kept as text")
             self._unexpected_text(text, accepted, reported=True)
+
+    def _ends_call(self, name: str, closes: bool) -> bool:
+        """Whether the refused marker ``name`` ends the open call: a stop marker (generation
+        ended there), a turn's marker or another call's opener always does (``call_enders``:
+        never text of a value), and so does any marker the repair would read only by closing
+        the call (``closes``). A call whose name may not be complete yet is never finished so:
+        it is content."""
+        return self._builder.in_call and (closes or name in self._call_enders)
+
+    def _finishable(self, following: str) -> bool:
+        """Whether the open call may be finished by its closing marker alone, ``following``
+        (a terminal, or ``$END``) then fitting: its arguments are whole, only the closer is
+        missing (models end on Gemma's ``}`` and leave ``<tool_call|>`` out)."""
+        if not self._builder.arguments_complete or _CALL_CLOSE not in self._accepts():
+            return False
+        return following in self._lalr.accepts_after(_CALL_CLOSE)
+
+    def _finish_call(self, found: str, accepted: frozenset[str]) -> None:
+        closer = self._grammar.display(_CALL_CLOSE)
+        detail = f"inserted {closer} before {found}" if found else f"inserted {closer}: the output ended before it"
+        self._deviation("missing_marker", found, accepted, detail + " (the arguments were whole)")
+        self._feed(_CALL_CLOSE, "", inserted=True)
+
+    def _cut_call(self, name: str, text: str, accepted: frozenset[str]) -> None:
+        """A marker that cannot stand inside a call came before the open call was finished: the
+        call ends here unfinished (the truncated call, not a call to run), the parser goes back
+        to before its opening marker, and the marker is read from there."""
+        self._deviation("unfinished_call", text, accepted, "the call before it was not finished: kept apart, not run")
+        self._builder.cut_call()
+        if self._before_call is not None:
+            self._lalr.restore(self._before_call)
+            self._before_call = None
+        self._run = self._run_handler = None
+        self._marker(name, text)
 
     def _insert(self, inserted: tuple[str, ...], name: str, text: str, accepted: frozenset[str]) -> None:
         self._deviation("missing_marker", text, accepted, f"inserted {self._show(inserted)} before {text}")
@@ -626,6 +710,9 @@ class StreamParser:
         """The output ended: a structure still open is cut off (``cut_marker``: the beginning
         of the marker the output ended in, kept in the diagnostic)."""
         accepted = self._accepts()
+        if not cut_marker and "$END" not in accepted and self._model_stopped and self._finishable("$END"):
+            self._finish_call("", accepted)
+            accepted = self._accepts()
         if cut_marker or "$END" not in accepted:
             repair = "the output ended inside a marker" if cut_marker else "the output ended early"
             self._deviation("truncated", cut_marker, accepted, f"{repair}; kept what arrived")
@@ -643,6 +730,12 @@ class StreamParser:
             self._undo_insertion = None
         self._straying = False
         builder = self._builder
+        self._budget = -1  # worked out when the run goes on (``_continue``)
+        wanted = LONGEST_ESCAPE * len(text)
+        if run is not None and wanted and builder.in_call and wanted > builder.room(wanted):
+            self._run_handler = None
+            self._metered(text, lambda piece: builder.token(name, piece, inserted))
+            return
         builder.token(name, text, inserted)
         self._run_handler = None  # made when the run goes on past this token (_continue_run)
         if builder.stop_request is not None:
@@ -651,6 +744,44 @@ class StreamParser:
             self._position.advance(text)
         else:  # ``advance`` without a line to count, written out: this runs once per token
             self._position.offset += len(text)
+
+    def _continue(self, text: str) -> None:
+        """More text of the run in progress. ``_budget`` is how much more of it cannot take an
+        open call past ``max_argument_chars`` (each character is at most ``LONGEST_ESCAPE`` of
+        JSON); past it, the text is metered."""
+        budget = self._budget - len(text)
+        if budget < 0:
+            budget = self._builder.room(LONGEST_ESCAPE * len(text)) // LONGEST_ESCAPE - len(text)
+            if budget < 0:
+                self._metered(text, self._run_handler or self._continue_run())
+                return
+        self._budget = budget
+        (self._run_handler or self._continue_run())(text)
+        if self._builder.stop_request is not None:
+            self._stop_call()
+        self._position.advance(text)
+
+    def _metered(self, text: str, feed: Callable[[str], None]) -> None:
+        """Text of a call's run that may take its arguments past ``max_argument_chars``, fed in
+        pieces that cannot (one character at a time at the end): the call stops after the same
+        character however the text was chunked, and the rest is read again, as text after the
+        stopped call (docs/architecture.md, "Limits")."""
+        builder, start = self._builder, 0
+        while start < len(text):
+            room = builder.room(LONGEST_ESCAPE * (len(text) - start))
+            piece = text[start : start + max(1, room // LONGEST_ESCAPE)]
+            start += len(piece)
+            feed(piece)
+            stopped = builder.stop_request is not None
+            if stopped:
+                self._stop_call()
+            self._position.advance(piece)
+            if stopped:
+                if start < len(text):
+                    self._queue.appendleft((None, text[start:]))
+                return
+            feed = self._run_handler or self._continue_run()  # the run goes on
+        self._budget = -1
 
     def _continue_run(self) -> Callable[[str], None]:
         """Where the further text of the run in progress goes. Asked when the run's second piece
@@ -697,7 +828,12 @@ class StreamParser:
                 partial=self._builder.message(),
                 detail=f"(lenient parsing would have: {repair})",
             )
-        self.diagnostics.append(Diagnostic(code, offset, f"{repair} ({found!r})" if found else repair))
+        listed = len(self.diagnostics) - self._limits.max_diagnostics
+        if listed < 0:
+            self.diagnostics.append(Diagnostic(code, offset, f"{repair} ({found!r})" if found else repair))
+        elif listed == 0:  # untrusted output could otherwise make one per character
+            detail = f"more than {self._limits.max_diagnostics} deviations: this one and those after it are not listed"
+            self.diagnostics.append(Diagnostic("too_many_diagnostics", offset, detail))
 
     def _repaired(self, code: str, detail: str, at: int = 0) -> None:
         """A deviation the builder or an argument reader found (a repeated id, a duplicate key,

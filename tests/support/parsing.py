@@ -58,6 +58,14 @@ def outcome(reply: codec.AssistantMessage) -> tuple[object, ...]:
     return calls, reply.content, [(d.code, d.offset) for d in reply.diagnostics]
 
 
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
 def fold(events: list[Event]) -> dict[str, Any]:
     """Rebuild the OpenAI message a streaming client would hold from the events alone, checking
     the event protocol on the way (start before deltas, fragments join to the final JSON)."""
@@ -76,7 +84,11 @@ def fold(events: list[Event]) -> dict[str, Any]:
             calls[event.index]["arguments"] += event.arguments
         elif isinstance(event, ToolCallEnd):
             call = calls[event.index]
-            assert call["arguments"] == event.call.arguments_json, "fragments join to the final JSON"
+            if event.complete:
+                assert call["arguments"] == event.call.arguments_json, "fragments join to the final JSON"
+            else:  # an unfinished call's fragments never close its JSON: no client can run it
+                assert not _is_json(call["arguments"]), f"unfinished call streamed as JSON: {call['arguments']!r}"
+                assert event.call.arguments_json.startswith(call["arguments"])
             assert (call["id"], call["name"]) == (event.call.id, event.call.name)
             call["ended"] = True
             call["complete"] = event.complete

@@ -76,6 +76,7 @@ class GemmaValues:
         self._skipping: int | None = None  # nesting depth of a duplicate member being skipped
         self._skipped_string_open = False
         self.dangling_key: str | None = None  # a key whose value has not begun
+        self.closed = False  # the outermost object was closed: the arguments are whole
 
     @property
     def streaming(self) -> bool:
@@ -118,6 +119,7 @@ class GemmaValues:
     def _close(self) -> None:
         if self._kinds:
             self._kinds.pop()
+            self.closed = not self._kinds
         if self._kinds:
             self._emit(self._emitter.end_container())
 
@@ -215,6 +217,16 @@ class GemmaArguments:
 
     def token(self, terminal: str, text: str, inserted: bool) -> None:
         self._values.token(terminal, text)
+
+    @property
+    def held(self) -> int:
+        """Values other than strings are tokens, written whole: nothing is held within a run."""
+        return 0
+
+    @property
+    def complete(self) -> bool:
+        """The outermost ``{…}`` was closed."""
+        return self._values.closed
 
     def run_sink(self, terminal: str) -> Callable[[str], None] | None:
         if terminal != "STRING_TEXT" or not self._values.streaming:

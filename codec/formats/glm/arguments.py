@@ -32,6 +32,17 @@ class KeyValueArguments:
         self._value_parts: list[str] | None = None  # a buffered (non-string) value
         self._value_schema: Mapping[str, Any] | None = None
         self._skip_value = False
+        self._open = False  # an argument has begun (``<arg_key>``) and its value is not closed
+
+    @property
+    def held(self) -> int:
+        """A typed value is written at ``</arg_value>``, a marker: nothing is held within a run."""
+        return 0
+
+    @property
+    def complete(self) -> bool:
+        """No argument is open: between ``</arg_value>`` and the next ``<arg_key>``."""
+        return not self._open
 
     def name(self, written: str, terminal: str, inserted: bool) -> str:
         """``<tool_call>get_weathercity</arg_key>``: the ``<arg_key>`` opener was lost (the repair
@@ -54,9 +65,12 @@ class KeyValueArguments:
         elif terminal == "VALUE_OPEN":
             self._value_open(text)
         elif terminal == "VALUE_CLOSE":
+            self._open = False
             self._finish_value()
         elif terminal == "KEY_CLOSE":
             self._key_close(text)
+        else:  # KEY_OPEN
+            self._open = True
 
     def run_sink(self, terminal: str) -> Callable[[str], None] | None:
         if terminal != "ARG_VALUE":

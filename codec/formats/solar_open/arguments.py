@@ -45,6 +45,15 @@ class JsonArguments:
         elif self._json is not None:
             self._feed(self._json, text)
 
+    @property
+    def held(self) -> int:
+        return 0 if self._json is None else self._json.held
+
+    @property
+    def complete(self) -> bool:
+        """The arguments object was closed, and nothing the JSON reader refused is held."""
+        return self._json is not None and self._json.done and not self._rejected
+
     def run_sink(self, terminal: str) -> Callable[[str], None] | None:
         if terminal != "ARGS_JSON" or self._json is None:
             return None
@@ -126,7 +135,7 @@ class JsonArguments:
         """The JSON streamed so far: all of the object when it was taken whole (its one
         fragment may not have been written: ``ArgumentsEmitter.take``)."""
         if self._json is not None and self._json.taken:
-            return dumps(self._context.emitter.value)
+            return dumps(self._context.emitter.value)[:-1]  # its ``}`` is written at the end
         return "".join(self._sent)
 
     def _reread(self) -> bool:

@@ -1,0 +1,271 @@
+"""A cut-off call is never runnable (issue 21), for every format, whole and streamed.
+
+The completion is what each format's own template writes for a reply with two calls
+(``test_prompt_roundtrip.completion_after``). It is cut at every offset, and read with nothing
+after the cut under each engine finish reason, and with each of the format's stop tokens after
+it. For every reading:
+
+- a call whose closing marker arrived is in ``tool_calls``, with its whole arguments;
+- a call whose closing marker did not arrive is in ``tool_calls`` only when the model ended the
+  output itself (a stop token, or the engine's ``finish_reason="stop"``), and then only with
+  arguments that are whole: every argument it has is the one the model wrote, and it has all of
+  them only if nothing but the closing marker was missing;
+- a call begun and not finished makes ``finish_reason`` ``"length"``;
+- streamed one character at a time and three at a time, the events fold to the same message,
+  and the fragments of an unfinished call never join into JSON (``support.parsing.fold``).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from typing import Any
+
+import pytest
+
+import codec
+from codec.chunks import ChunkStream
+from codec.engine.grammar import compiled
+from codec.registry import FORMATS
+from support.calls import HISTORY, NOW, tool
+from support.parsing import fold, ids
+from test_prompt_roundtrip import completion_after
+
+TOOLS = [
+    tool("get_weather", {"city": {"type": "string"}, "days": {"type": "integer"}}),
+    tool("run_code", {"code": {"type": "string"}, "options": {"type": "object"}}),
+]
+ARGUMENTS = [{"city": "Paris", "days": 3}, {"code": "print(1)", "options": {"fast": True}}]
+REASONS = (None, "length", "stop")
+
+
+def _message(arguments: list[dict[str, Any]]) -> dict[str, Any]:
+    calls = [
+        {"id": f"abcdefghi{i}", "type": "function", "function": {"name": tool["function"]["name"], "arguments": a}}
+        for i, (tool, a) in enumerate(zip(TOOLS, arguments, strict=True))
+    ]
+    return {"role": "assistant", "tool_calls": calls}
+
+
+def two_calls(fmt: str, arguments: list[dict[str, Any]] = ARGUMENTS) -> str:
+    text = completion_after(codec.load(fmt), HISTORY, _message(arguments), TOOLS, NOW, {})
+    assert text is not None
+    return text
+
+
+def closers(fmt: str, text: str) -> list[tuple[int, int]]:
+    """Where each call's closing marker starts and ends in ``text``."""
+    closer = compiled(FORMATS[fmt].grammar).display("CALL_CLOSE")
+    spans, at = [], text.find(closer)
+    while at >= 0:
+        spans.append((at, at + len(closer)))
+        at = text.find(closer, at + 1)
+    return spans
+
+
+def _streamed(fmt: str, text: str, size: int, reason: str | None) -> tuple[codec.AssistantMessage, dict[str, Any]]:
+    parser = codec.load(fmt).stream(tools=TOOLS, id_factory=ids)
+    events = [event for i in range(0, len(text), size) for event in parser.feed(text[i : i + size])]
+    events += parser.close(reason)
+    return parser.message, fold(events)
+
+
+def _judge(fmt: str, cut: int, reply: codec.AssistantMessage, model_stopped: bool) -> None:
+    spans = closers(fmt, two_calls(fmt))
+    for index, (_, end) in enumerate(spans):
+        if cut >= end:
+            assert len(reply.tool_calls) > index, f"call {index} closed before the cut at {cut} is not a call"
+    for index, call in enumerate(reply.tool_calls):
+        start, end = spans[index]
+        whole = ARGUMENTS[index]
+        assert call.name == TOOLS[index]["function"]["name"]
+        if cut >= end:
+            assert call.arguments == whole
+            continue
+        assert model_stopped, f"cut at {cut}: call {index} was not closed, the engine did not say stop"
+        assert all(whole.get(key, object()) == value for key, value in call.arguments.items()), (cut, call)
+        if cut < start:  # more than the closing marker was missing: not every argument came
+            assert len(call.arguments) < len(whole), (cut, call)
+    if reply.incomplete_calls:
+        assert reply.finish_reason == "length"
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_no_unfinished_call_is_ever_a_call_to_run(fmt: str) -> None:
+    text = two_calls(fmt)
+    c = codec.load(fmt)
+    for cut in range(len(text) + 1):
+        readings = [(text[:cut], reason, reason == "stop") for reason in REASONS]
+        readings += [(text[:cut] + stop, None, True) for stop in c.stop_tokens]
+        for completion, reason, model_stopped in readings:
+            reply = c.parse(completion, tools=TOOLS, id_factory=ids, finish_reason=reason)
+            _judge(fmt, cut, reply, model_stopped)
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+@pytest.mark.parametrize("size", [1, 3])
+def test_streamed_unfinished_calls_are_never_complete_json(fmt: str, size: int) -> None:
+    text = two_calls(fmt)
+    c = codec.load(fmt)
+    for cut in range(len(text) + 1):
+        readings = [(text[:cut], reason) for reason in REASONS] + [(text[:cut] + s, None) for s in c.stop_tokens]
+        for completion, reason in readings:
+            whole = c.parse(completion, tools=TOOLS, id_factory=ids, finish_reason=reason)
+            message, folded = _streamed(fmt, completion, size, reason)  # fold checks the fragments
+            assert (message, message.incomplete_calls, message.finish_reason) == (
+                whole,
+                whole.incomplete_calls,
+                whole.finish_reason,
+            )
+            assert folded == message.to_openai()
+
+
+def _inside_first_value(fmt: str, text: str) -> int:
+    """An offset inside the first call's string value (``Par|is``)."""
+    return text.index("Paris") + 3
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_a_stop_token_inside_an_unfinished_call_leaves_it_unfinished(fmt: str) -> None:
+    text = two_calls(fmt)
+    cut = _inside_first_value(fmt, text)
+    for stop in codec.load(fmt).stop_tokens:
+        reply = codec.load(fmt).parse(text[:cut] + stop, tools=TOOLS, id_factory=ids, finish_reason="stop")
+        assert reply.tool_calls == () and reply.finish_reason == "length", stop
+        assert reply.truncated_call is not None and reply.truncated_call.arguments == {"city": "Par"}, stop
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_another_calls_opener_inside_an_unfinished_call_leaves_it_unfinished(fmt: str) -> None:
+    """The first call is cut inside its value and the second call follows whole: the first is
+    kept apart, the second is a call."""
+    text = two_calls(fmt)
+    opener = compiled(FORMATS[fmt].grammar).display("CALL_OPEN")
+    second = text.rindex(opener)
+    reply = codec.load(fmt).parse(text[: _inside_first_value(fmt, text)] + text[second:], tools=TOOLS, id_factory=ids)
+    assert [call.arguments for call in reply.tool_calls] == [ARGUMENTS[1]]
+    assert [call.arguments for call in reply.incomplete_calls] == [{"city": "Par"}]
+    assert "unfinished_call" in [d.code for d in reply.diagnostics]
+    assert reply.finish_reason == "length"
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_the_engines_finish_reason_decides_a_call_missing_only_its_closer(fmt: str) -> None:
+    """Cut right before the last call's closing marker: its arguments are whole. The model
+    ending there (``stop``) makes it a call, with a diagnostic; the engine cutting it
+    (``length``), or not saying, keeps it apart."""
+    text = two_calls(fmt)
+    start, _ = closers(fmt, text)[-1]
+    c = codec.load(fmt)
+    stopped = c.parse(text[:start], tools=TOOLS, id_factory=ids, finish_reason="stop")
+    assert [call.arguments for call in stopped.tool_calls] == ARGUMENTS
+    assert stopped.finish_reason == "tool_calls" and "missing_marker" in [d.code for d in stopped.diagnostics]
+    for reason in ("length", None, "abort"):
+        cut = c.parse(text[:start], tools=TOOLS, id_factory=ids, finish_reason=reason)
+        assert [call.arguments for call in cut.tool_calls] == ARGUMENTS[:1], reason
+        assert cut.truncated_call is not None and cut.truncated_call.arguments == ARGUMENTS[1]
+        assert cut.finish_reason == "length"
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_chunks_of_a_cut_call_carry_no_runnable_call(fmt: str) -> None:
+    """The serving envelope: the arguments a client joins from the chunks of a call cut off by
+    the engine are not JSON, and the last chunk says ``length``, whatever the engine said."""
+    text = two_calls(fmt)
+    cut = _inside_first_value(fmt, text)
+    for reason in ("stop", "length", None):
+        stream = ChunkStream(codec.load(fmt).stream(tools=TOOLS, id_factory=ids), model="m")
+        chunks = [chunk for char in text[:cut] for chunk in stream.feed(char)]
+        chunks += stream.close(upstream_finish_reason=reason)
+        joined = "".join(
+            call["function"].get("arguments", "")
+            for chunk in chunks
+            for choice in chunk["choices"]
+            for call in choice["delta"].get("tool_calls", [])
+        )
+        assert joined.startswith("{") and not _is_json(joined), joined
+        assert chunks[-1]["choices"][0]["finish_reason"] == "length"
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_a_call_stopped_at_a_limit_ends_the_reply_with_length(fmt: str) -> None:
+    text = two_calls(fmt, [ARGUMENTS[0], {"code": "x", "options": {"deep": {"deeper": [1]}}}])
+    for limits in (codec.Limits(max_argument_chars=12), codec.Limits(max_depth=1)):
+        reply = codec.load(fmt).parse(text, tools=TOOLS, limits=limits, finish_reason="stop")
+        assert reply.incomplete_calls and reply.finish_reason == "length", limits
+        stream = ChunkStream(codec.load(fmt).stream(tools=TOOLS, limits=limits), model="m")
+        chunks = stream.feed(text) + stream.close(upstream_finish_reason="stop")
+        assert chunks[-1]["choices"][0]["finish_reason"] == "length"
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+LONG = 'Here is a "quoted" line,\twith a tab\nand a newline. ' * 4
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_the_size_limit_stops_a_call_at_the_same_character_however_chunked(fmt: str) -> None:
+    """``max_argument_chars``: the call stops after the character (of a string) or the value
+    (of anything else) that takes its JSON past the limit; whole, one character at a time and
+    at random cuts, the same message, stopped calls, diagnostics and content."""
+    text = two_calls(fmt, [{"city": LONG, "days": 123456789}, ARGUMENTS[1]])
+    c = codec.load(fmt)
+
+    def reading(reply: codec.AssistantMessage) -> tuple[Any, ...]:
+        codes = [(d.code, d.offset, d.message) for d in reply.diagnostics]
+        return reply, reply.incomplete_calls, codes, reply.finish_reason
+
+    rng = random.Random(fmt)
+    for limit in [*range(8, 40, 3), *range(180, 330, 7)]:
+        limits = codec.Limits(max_argument_chars=limit)
+        whole = reading(c.parse(text, tools=TOOLS, id_factory=ids, limits=limits))
+        cuts = sorted(rng.sample(range(1, len(text)), 30))
+        for pieces in ([*text], [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]):
+            parser = c.stream(tools=TOOLS, id_factory=ids, limits=limits)
+            for piece in pieces:
+                parser.feed(piece)
+            parser.close()
+            assert reading(parser.message) == whole, (limit, pieces[:3])
+
+
+def _seconds_for_white_space(fmt: str, size: int) -> float:
+    best = float("inf")
+    for _ in range(3):
+        parser = codec.load(fmt).stream()
+        start = time.perf_counter()
+        for _ in range(size):
+            parser.feed(" ")
+        parser.feed("x")
+        parser.close()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+@pytest.mark.scale
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_white_space_fed_a_character_at_a_time_costs_linear_time(fmt: str) -> None:
+    """Four times the white space costs about four times as long (quadratic: sixteen), compared
+    in one run with a wide margin. The white space waits where content could start, to see
+    whether a marker follows it (layout) or text (content)."""
+    small, large = _seconds_for_white_space(fmt, 5_000), _seconds_for_white_space(fmt, 20_000)
+    assert large < 8 * small, (small, large)
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_diagnostics_are_capped(fmt: str) -> None:
+    """Untrusted output cannot make one diagnostic per character: past ``max_diagnostics`` one
+    more says so, and the rest are repaired the same, unlisted; no text is lost."""
+    closer = compiled(FORMATS[fmt].grammar).display("CALL_CLOSE")
+    text = (closer + "x") * 3_000
+    reply = codec.load(fmt).parse(text, limits=codec.Limits(max_diagnostics=50))
+    assert len(reply.diagnostics) == 51
+    assert reply.diagnostics[-1].code == "too_many_diagnostics"
+    assert ((reply.reasoning or "") + (reply.content or "")).count("x") == 3_000
+    assert len(codec.load(fmt).parse(text).diagnostics) == 1_001
