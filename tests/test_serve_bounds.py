@@ -356,3 +356,22 @@ def test_comments_sent_slowly_are_bounded_by_the_timeout() -> None:
     assert events[-1] == "[DONE]" and json.loads(events[-2])["error"]["code"] == 504
     assert took < 3
 
+
+def test_the_command_line_sets_the_caps_and_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    from codec.cli import main
+    from codec.serve import app
+
+    served: list[ServeConfig] = []
+    monkeypatch.setattr(app, "run", lambda config, host, port: served.append(config))
+    monkeypatch.setattr("codec.serve.run", app.run)
+    upstream = ["serve", "--upstream", "http://127.0.0.1:8080/v1", "--format", "glm"]
+    flags = ["--max-body-bytes", "1000", "--max-messages", "10", "--render-timeout", "2.5", "--api-key", "k1"]
+    monkeypatch.delenv("CODEC_API_KEY", raising=False)
+    assert main([*upstream, *flags]) == 0
+    assert main(upstream) == 0
+    monkeypatch.setenv("CODEC_API_KEY", "k2")
+    assert main(upstream) == 0
+    capped, default, from_env = served
+    assert (capped.limits.max_body_bytes, capped.limits.max_messages, capped.limits.render_seconds) == (1000, 10, 2.5)
+    assert capped.api_key == "k1" and default.api_key is None and from_env.api_key == "k2"
+    assert default.limits == ServeLimits()
