@@ -38,7 +38,7 @@ _T = TypeVar("_T")
 # A piece of engine output at least this long is parsed in a worker thread. Engines stream a
 # token or a few per event, which parses in microseconds — less than the hop to a thread costs
 # (docs/serving.md, "Off the event loop") — so only long pieces are worth moving.
-OFF_LOOP_CHARS = 4096
+OFF_LOOP_CHARS = 1024
 
 
 def create_app(config: ServeConfig, *, transport: httpx.AsyncBaseTransport | None = None) -> Starlette:
