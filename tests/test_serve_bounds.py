@@ -191,6 +191,65 @@ def test_a_client_leaving_a_whole_reply_cancels_the_engine_request() -> None:
         assert cancelled.wait(5), "the engine's request outlived its client"
 
 
+class BuggyCodec:
+    """A codec whose turns fail where codec serve does not expect it: a bug of ours."""
+
+    def __init__(self, inner: codec.Codec) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def prepare(self, messages: list[Any], **kwargs: Any) -> Any:
+        return BuggyTurn(self._inner.prepare(messages, **kwargs))
+
+
+class BuggyTurn:
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def completion(self, *args: Any, **kwargs: Any) -> Any:
+        raise ZeroDivisionError("a bug")
+
+    def chunk_stream(self, **kwargs: Any) -> Any:
+        return self  # whose feed is the bug
+
+    def feed(self, text: str) -> Any:
+        raise ZeroDivisionError("a bug")
+
+
+def test_a_bug_of_ours_is_a_500_shaped_like_openai_and_mid_stream_an_ending() -> None:
+    with served(chosen=BuggyCodec(codec.load("glm"))) as base:
+        whole = post(base, {"messages": HELLO})
+        streamed = post(base, {"messages": HELLO, "stream": True})
+    error = openai_error(whole, 500)
+    assert error["type"] == "server_error" and "ZeroDivisionError" in error["message"]
+    events = [line.removeprefix("data: ") for line in streamed.text.split("\n\n") if line]
+    assert events[-1] == "[DONE]" and json.loads(events[-2])["error"]["code"] == 500
+
+
+def test_a_long_piece_from_the_engine_reads_as_short_ones_do() -> None:
+    """A piece of 1,024 characters or more is parsed in a worker thread (app.OFF_LOOP_CHARS)."""
+    text = "Thinking. " * 150 + "</think>" + "Answer. " * 200
+    short = [chunk(text[i : i + 5]) for i in range(0, len(text), 5)]
+    pieces = {"one piece": sse(chunk(text), b"[DONE]"), "short pieces": sse(*short, b"[DONE]")}
+    folded = {}
+    for name, content in pieces.items():
+        with served(FakeEngine(streamed(content))) as base:
+            stream = openai.OpenAI(base_url=f"{base}/v1", api_key="-", max_retries=0, timeout=10)
+            chunks = list(stream.chat.completions.create(model="m", messages=HELLO, stream=True))
+        deltas = [choice.delta for c in chunks for choice in c.choices]
+        folded[name] = (
+            "".join((d.model_extra or {}).get("reasoning_content") or "" for d in deltas),
+            "".join(d.content or "" for d in deltas),
+        )
+    assert folded["one piece"] == folded["short pieces"]
+    assert folded["one piece"][1].strip() == ("Answer. " * 200).strip()
+
+
 BAD_BODIES = {
     "NaN": b'{"messages": [{"role": "user", "content": "hi"}], "temperature": NaN}',
     "Infinity": b'{"messages": [{"role": "user", "content": "hi"}], "temperature": -Infinity}',
@@ -375,3 +434,8 @@ def test_the_command_line_sets_the_caps_and_the_key(monkeypatch: pytest.MonkeyPa
     assert (capped.limits.max_body_bytes, capped.limits.max_messages, capped.limits.render_seconds) == (1000, 10, 2.5)
     assert capped.api_key == "k1" and default.api_key is None and from_env.api_key == "k2"
     assert default.limits == ServeLimits()
+    assert main([*upstream, "--max-messages", "0"]) == 2
+    assert main([*upstream, "--api-key", ""]) == 2
+    monkeypatch.setenv("CODEC_API_KEY", "")
+    assert main(upstream) == 2, "an empty key in the environment is not a server without one"
+    assert len(served) == 3

@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING
 
 import codec
 from codec.cli.inputs import UsageError
-from codec.errors import CodecError
 
 if TYPE_CHECKING:
-    from codec.serve import ServeLimits
+    from codec.serve import ServeConfig, ServeLimits
 
 DEFAULT_PORT = 8000
 API_KEY_VARIABLE = "CODEC_API_KEY"
@@ -81,13 +80,21 @@ def _configure_bounds(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from codec.serve import ServeConfig
         from codec.serve import run as serve
     except ImportError as error:
         raise UsageError(f"codec serve needs the serve extra: pip install 'codec[serve]' ({error})") from None
     chosen = codec.load(args.format)
     model = args.model or (Path(args.format).name if Path(args.format).exists() else chosen.name)
-    config = ServeConfig(
+    serve(_config(args, chosen, model), host=args.host, port=args.port)
+    return 0
+
+
+def _config(args: argparse.Namespace, chosen: codec.Codec, model: str) -> ServeConfig:
+    """The ``ServeConfig`` the flags describe; ``CodecError`` (an exit status of 1 from
+    ``codec.cli.main``) for a cap or a key that cannot be."""
+    from codec.serve import ServeConfig
+
+    return ServeConfig(
         codec=chosen,
         upstream=args.upstream,
         model=model,
@@ -97,10 +104,8 @@ def run(args: argparse.Namespace) -> int:
         unknown_options=args.unknown_options,
         constrain=args.constrain,
         limits=_limits(args),
-        api_key=args.api_key or os.environ.get(API_KEY_VARIABLE) or None,
+        api_key=args.api_key if args.api_key is not None else os.environ.get(API_KEY_VARIABLE),
     )
-    serve(config, host=args.host, port=args.port)
-    return 0
 
 
 def _limits(args: argparse.Namespace) -> ServeLimits:
@@ -110,7 +115,4 @@ def _limits(args: argparse.Namespace) -> ServeLimits:
     given = {name: value for name, value in flags.items() if value is not None}
     if args.render_timeout is not None:
         given["render_seconds"] = args.render_timeout
-    try:
-        return ServeLimits(**given)
-    except CodecError as error:
-        raise UsageError(str(error)) from None
+    return ServeLimits(**given)

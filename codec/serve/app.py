@@ -11,6 +11,7 @@ chunks (``Turn.chunk_stream``) or one chat completion. Every refusal is OpenAI's
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from functools import partial
@@ -34,6 +35,7 @@ from codec.serve.request import Prepared, prepare
 from codec.serve.upstream import Upstream, UpstreamError, text_of, usage_of
 
 _T = TypeVar("_T")
+_log = logging.getLogger("codec.serve")
 
 # A piece of engine output at least this long is parsed in a worker thread. Engines stream a
 # token or a few per event, which parses in microseconds — less than the hop to a thread costs
@@ -125,26 +127,34 @@ async def _unless_client_leaves(request: Request, work: Callable[[], Awaitable[_
 
 async def sse_chunks(upstream: Upstream, prepared: Prepared, model: str, config: ServeConfig) -> AsyncIterator[str]:
     """The server-sent events of one streamed reply: a chunk per event, then ``[DONE]``. When
-    the engine fails, answers of the wrong shape or stalls, an ``error`` event (OpenAI's clients
-    raise it) and ``[DONE]`` end the stream."""
+    the engine fails, answers of the wrong shape or stalls — or codec fails — an ``error`` event
+    (OpenAI's clients raise it) and ``[DONE]`` end the stream instead of a dropped connection."""
+    try:
+        async for chunk in _chunks(upstream, prepared, model, config):
+            yield _sse(chunk)
+    except UpstreamError as error:
+        yield _sse(error_body(error.message, kind="upstream_error", code=error.status))
+    except Exception as error:  # a bug of ours: the log gets the traceback, the client an ending
+        _log.exception("codec serve failed mid-stream")
+        yield _sse(error_body(f"codec serve failed: {type(error).__name__}", kind="server_error", code=500))
+    yield "data: [DONE]\n\n"
+
+
+async def _chunks(
+    upstream: Upstream, prepared: Prepared, model: str, config: ServeConfig
+) -> AsyncIterator[dict[str, Any]]:
     stream = prepared.turn.chunk_stream(model=model, reasoning_field=config.reasoning_field)
     reason: str | None = None
     usage: Mapping[str, Any] | None = None
-    try:
-        async for event in upstream.stream(prepared.body):
-            text, finished = text_of(event, upstream.url)
-            reason = finished or reason
-            usage = usage_of(event, upstream.url) or usage
-            for chunk in await _feed(stream, text):
-                yield _sse(chunk)
-    except UpstreamError as error:
-        yield _sse(error_body(error.message, kind="upstream_error", code=error.status))
-        yield "data: [DONE]\n\n"
-        return
+    async for event in upstream.stream(prepared.body):
+        text, finished = text_of(event, upstream.url)
+        reason = finished or reason
+        usage = usage_of(event, upstream.url) or usage
+        for chunk in await _feed(stream, text):
+            yield chunk
     close = partial(stream.close, upstream_finish_reason=reason, usage=usage if prepared.include_usage else None)
     for chunk in await anyio.to_thread.run_sync(close):
-        yield _sse(chunk)
-    yield "data: [DONE]\n\n"
+        yield chunk
 
 
 async def _feed(stream: ChunkStream, text: str) -> list[dict[str, Any]]:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from codec.api import Codec
 from codec.chunks import ReasoningField
+from codec.errors import CodecError
 from codec.render.renderer import UnknownOptions
 from codec.serve.limits import ServeLimits
 
@@ -37,3 +38,9 @@ class ServeConfig:
     constrain: str | None = None
     limits: ServeLimits = field(default_factory=ServeLimits)
     api_key: str | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        # An empty key would let in a request whose header is "Bearer " — and one set from an
+        # empty environment variable would look like protection that is not there.
+        if self.api_key is not None and (not self.api_key or self.api_key.strip() != self.api_key):
+            raise CodecError("ServeConfig.api_key is empty or has white space around it; give a key or None")

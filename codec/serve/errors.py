@@ -9,7 +9,6 @@ this shape, with ``code`` the HTTP status.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,8 +17,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from codec.serve.upstream import UpstreamError
-
-_log = logging.getLogger("codec.serve")
 
 ROUTES = "POST /v1/chat/completions and GET /v1/models"
 
@@ -84,9 +81,8 @@ async def no_route(request: Request, error: Exception) -> Response:
 
 
 async def internal_error(request: Request, error: Exception) -> Response:
-    """The last resort: a bug of ours answers 500 in OpenAI's shape, never a traceback (the
-    traceback goes to the log, where Starlette's error middleware also sends it)."""
-    _log.error("codec serve failed on %s %s: %r", request.method, request.url.path, error)
+    """The last resort: a bug of ours answers 500 in OpenAI's shape, never a traceback (Starlette
+    raises the error again after this answer, so the server logs its traceback)."""
     return error_response(500, f"codec serve failed: {type(error).__name__}", kind="server_error")
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from codec.errors import CodecError
 from codec.serve.errors import ServeError
@@ -54,11 +54,14 @@ async def read_body(request: Request, limits: ServeLimits) -> bytes:
     if declared.isdigit() and int(declared) > cap:
         raise ServeError(413, _too_large(f"declares {int(declared)} bytes", cap))
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > cap:
-            raise ServeError(413, _too_large(f"has more than {cap} bytes", cap))
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > cap:
+                raise ServeError(413, _too_large(f"has more than {cap} bytes", cap))
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise ServeError(499, "the client went away before sending its whole body") from None  # read by nobody
     return b"".join(chunks)
 
 
