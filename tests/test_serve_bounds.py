@@ -322,6 +322,7 @@ WRONG_ANSWERS: dict[str, Handler] = {
     ),
     "nested 100,000 deep": lambda request: httpx.Response(200, content=b"[" * 100_000 + b"]" * 100_000),
     "lone surrogate": lambda request: httpx.Response(200, content=b'{"choices": [{"text": "Hi \\ud800"}]}'),
+    "an error page nested 100,000 deep": lambda request: httpx.Response(500, content=b"[" * 100_000),
 }
 
 

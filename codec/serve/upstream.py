@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from codec.serve.limits import ServeLimits
 
 _COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
+_SHOWN_CHARS = 500  # of what the engine said, in an error message
+_ERROR_DEPTH = 16  # OpenAI's error object is two deep
 
 
 class UpstreamError(Exception):
@@ -124,17 +126,19 @@ def _check_answer(answer: Any, url: str) -> None:
 
 
 def _refusal(status: int, text: str, url: str) -> str:
+    """What the engine said when it refused: its error's message if it sent OpenAI's shape,
+    else the start of its text (read strictly: an engine's error page may be anything)."""
     try:
-        message = _error_message(json.loads(text).get("error", text))
-    except (json.JSONDecodeError, AttributeError):
-        message = text[:500]
-    return f"the engine at {url} answered HTTP {status}: {message}"
+        answer = strict_json.loads(text, max_depth=_ERROR_DEPTH)
+        message = _error_message(answer.get("error", text) if isinstance(answer, dict) else text)
+    except strict_json.BadJSON:
+        message = text
+    return f"the engine at {url} answered HTTP {status}: {message[:_SHOWN_CHARS]}"
 
 
 def _error_message(error: Any) -> str:
-    if isinstance(error, dict):
-        return str(error.get("message") or error)
-    return str(error)
+    message = str(error.get("message") or error) if isinstance(error, dict) else str(error)
+    return message[:_SHOWN_CHARS]
 
 
 def _describe(error: httpx.HTTPError) -> str:
@@ -173,4 +177,4 @@ def _count(value: Any) -> bool:
 
 
 def _shown(value: Any) -> str:
-    return json.dumps(value)[:200]
+    return json.dumps(value)[:_SHOWN_CHARS]
