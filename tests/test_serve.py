@@ -292,9 +292,9 @@ def test_a_client_going_away_cancels_the_engine_request(engine: tuple[Engine, st
 
 def test_every_sampling_field_has_a_rule() -> None:
     from codec.chat_request import SAMPLING_FIELDS
-    from codec.serve import app
+    from codec.serve import request
 
-    rules = [app._FORWARDED, app._ANSWERED, app._BOOKKEEPING, frozenset(app._REFUSED)]
+    rules = [request._FORWARDED, request._ANSWERED, request._BOOKKEEPING, frozenset(request._REFUSED)]
     assert frozenset().union(*rules) == SAMPLING_FIELDS
     assert sum(len(rule) for rule in rules) == len(SAMPLING_FIELDS), "each field has one rule"
 

@@ -6,6 +6,8 @@ Needs the ``serve`` extra (starlette, uvicorn, httpx): ``pip install 'codec[serv
 
 from __future__ import annotations
 
-from codec.serve.app import ServeConfig, create_app, run
+from codec.serve.app import create_app, run
+from codec.serve.config import ServeConfig
+from codec.serve.limits import ServeLimits
 
-__all__ = ["ServeConfig", "create_app", "run"]
+__all__ = ["ServeConfig", "ServeLimits", "create_app", "run"]
