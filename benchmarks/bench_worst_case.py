@@ -8,7 +8,10 @@ compared, in the same run, with a *flat* input of the same size and the same syn
   length (``[1,1,1,…]``) in the same argument — deep nesting stops at ``Limits.max_depth`` by
   design (the rest is kept as content, with a diagnostic);
 - 10 MB of content, a 5 MB string argument and 10,000 calls against the same shape 100 times
-  smaller (100 KB, 50 KB, 100 calls): the cost per byte must not grow with the size.
+  smaller (100 KB, 50 KB, 100 calls): the cost per byte must not grow with the size;
+- 200,000 characters of white space where content could start, fed one character at a time
+  (white space there waits to show whether a marker follows it: layout, or text: content),
+  against 20,000 (issue 21, item 5): one run at each size, time per character.
 
 A ratio above 2 misses the target. Peak and retained memory come from ``tracemalloc`` in a
 separate, untimed parse; retained is what is still allocated after it (caches included).
@@ -71,6 +74,30 @@ def flat_array(name: str, size: int) -> str:
     return head + "[" + ",".join("1" * items) + "]" + tail
 
 
+def white_space(name: str, size: int) -> list[str]:
+    return [FLAT_PREFIX[name].removesuffix("<|content|>"), *(" " * size), "x"]
+
+
+def fed_by_character(name: str, pieces: list[str]) -> Callable[[], object]:
+    def run() -> object:
+        parser = codec.load(name).stream()
+        for piece in pieces:
+            parser.feed(piece)
+        parser.close()
+        return parser.message
+
+    return run
+
+
+def report_white_space(name: str) -> None:
+    large, small = white_space(name, 200_000), white_space(name, 20_000)
+    fed, fed_small = best(fed_by_character(name, large)), best(fed_by_character(name, small))
+    print(
+        f"{name:<11} {'white space':<16} {len(large) / 1e6:6.2f} MB  one character per feed: "
+        f"{fed * 1e3:7.1f} ms, {fed / len(large) * 1e6:5.2f} us/char (x{fed / fed_small / 10:5.2f} against 20,000)"
+    )
+
+
 def best(action: Callable[[], object], repeat: int = 3) -> float:
     times = []
     for _ in range(repeat):
@@ -126,6 +153,7 @@ def main() -> None:
         report(name, "10 MB content", content(name, 10_000_000), content(name, 100_000))
         report(name, "5 MB argument", big_argument(name, 5_000_000), big_argument(name, 50_000))
         report(name, "10,000 calls", many_calls(name, 10_000), many_calls(name, 100))
+        report_white_space(name)
 
 
 if __name__ == "__main__":
