@@ -23,11 +23,12 @@ that position, at run time: an enum of 2,100 strings is refused where its value 
 MAX_ALTERNATIVES = ROW_ITEMS // 2
 """The alternatives one value, object member or call may start with; the other half of the row
 is for the turn around them (a call starts among ~15 items of the turn)."""
-SYMBOL_BUDGET = 30_000
+SYMBOL_BUDGET = 40_000
 """``Builder.size`` the tools' calls may reach. llguidance numbers its symbols in 16 bits and
 refuses a grammar of 65,525 or more (a panic it reports as an error); ``size`` was 71,258 there
-for Solar (2,725 small tools) and 85,443 for GLM (3,281): less than half leaves room for shapes
-it counts less well, and for the turn (a few hundred)."""
+for Solar (2,725 small tools) and 85,443 for GLM (3,281). Grammars of 3,000 tools of three other
+shapes, cut at 60,000, all compiled: 40,000 leaves room for shapes counted less well, and for
+the turn (a few hundred)."""
 LEXER_BUDGET = 1_000_000
 """Characters of terminal definitions the tools' calls may write: past ~3 million llguidance
 runs out of ``initial_lexer_fuel`` building the lexer (GLM, 4,000 tools)."""
@@ -95,6 +96,7 @@ class Builder:
     rules: dict[str, str] = field(default_factory=dict)
     _by_body: dict[str, str] = field(default_factory=dict)
     notes: list[Note] = field(default_factory=list)
+    _noted: set[Note] = field(default_factory=set)  # the notes, to find one in O(1) among thousands
     _count: int = 0
     size: int = 0
     lexer: int = 0
@@ -137,7 +139,8 @@ class Builder:
 
     def note(self, code: str, tool: str | None, path: str, detail: str) -> None:
         found = Note(code, tool, path, detail)
-        if found not in self.notes:
+        if found not in self._noted:
+            self._noted.add(found)
             self.notes.append(found)
 
     def checkpoint(self) -> Checkpoint:
@@ -148,6 +151,7 @@ class Builder:
         """Forget every rule and note added since ``to`` (rules made since are only ever new)."""
         for name in list(self.rules)[to.rules :]:
             self.drop(name)
+        self._noted.difference_update(self.notes[to.notes :])
         del self.notes[to.notes :]
         self.size, self.lexer = to.size, to.lexer
 
