@@ -77,6 +77,17 @@ def test_a_huge_any_of_is_any_value(fmt: str) -> None:
 
 
 @pytest.mark.parametrize("fmt", FORMATS_UNDER_TEST)
+def test_an_any_of_whose_branches_together_are_too_wide_is_any_value(fmt: str) -> None:
+    """Three enums of 800 each fit alone; where the value starts, all 2,400 would be items."""
+    branches = [{"enum": list(range(start, start + 800))} for start in (0, 800, 1600)]
+    tools = [offered("f", required({"a": {"anyOf": branches}}, "a"))]
+    built = accepted(fmt, tools, "f", {"a": 2399})
+    [detail] = notes(built, "too_large").values()
+    assert "2403" in detail
+    assert list(notes(built, "too_large")) == [("f", "/properties/a/anyOf")]
+
+
+@pytest.mark.parametrize("fmt", FORMATS_UNDER_TEST)
 def test_a_long_run_of_optional_properties_is_any_object(fmt: str) -> None:
     properties = {f"p{index:04}": {"type": "string"} for index in range(1_100)}
     tools = [tool("f", properties)]
