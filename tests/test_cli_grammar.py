@@ -54,3 +54,16 @@ def test_grammar_options_move_the_start(tools_file: Path, capsys: pytest.Capture
 def test_grammar_refuses_an_unknown_tool_choice(tools_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["grammar", "-f", "glm", "--tools", str(tools_file), "--tool-choice", "no_such_tool"]) == 2
     assert "no_such_tool" in capsys.readouterr().err
+
+
+def test_grammar_reports_a_part_past_llguidance_limits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An enum of 10,000 values would fill llguidance's parser row: the grammar takes its type,
+    and standard error says where and why."""
+    values = [f"v{index}" for index in range(10_000)]
+    parameters = {"type": "object", "properties": {"e": {"type": "string", "enum": values}}, "required": ["e"]}
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps([{"type": "function", "function": {"name": "f", "parameters": parameters}}]))
+    assert main(["grammar", "-f", "solar-open", "--tools", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert "codec: note: too_large at f/properties/e/enum: an enum of 10000 values" in err
+    assert '"\\"v9999\\""' not in out

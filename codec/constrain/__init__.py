@@ -21,8 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from codec.constrain.calls import CALL_SYNTAX, name_fits
-from codec.constrain.lark import Builder, Note
+from codec.constrain.calls import CALL_SYNTAX, CallSyntax, Tool, name_fits, names
+from codec.constrain.lark import LEXER_BUDGET, MAX_ALTERNATIVES, SYMBOL_BUDGET, Builder, Note
 from codec.constrain.skeleton import emit, turn
 from codec.engine.grammar import compiled
 from codec.errors import CodecError
@@ -102,17 +102,7 @@ def build(
         offered = [tool for tool in offered if tool[0] == named]
         if not offered:
             raise CodecError(f"tool_choice names {named!r}, which is not among the tools")
-    calls: list[str] = []
-    if choice != "none":
-        for tool in offered:
-            if not name_fits(spec.grammar, tool[0], markers):
-                builder.note("tool_left_out", tool[0], "", "its name cannot be written in this format")
-                continue
-            call = family(builder, spec.grammar, tool, markers)
-            if call is None:
-                builder.note("tool_left_out", tool[0], "", "no arguments satisfy its schema in this format")
-            else:
-                calls.append(call)
+    calls = _calls(builder, family, spec.grammar, offered, markers) if choice != "none" else []
     allowed = _allowed(choice, parallel_tool_calls and bool(calls))
     if not calls:
         if 0 not in allowed:
@@ -122,6 +112,42 @@ def build(
     rules, top = turn(spec.grammar, prompt, frozenset(spec.stop_terminals), allowed)
     emitted = emit(builder, rules, top, spec.grammar, call_rule, markers)
     return Constraint(LLGUIDANCE_HEADER + builder.text(emitted), tuple(builder.notes))
+
+
+def _calls(
+    builder: Builder, family: CallSyntax, grammar_file: str, offered: list[Tool], markers: tuple[str, ...]
+) -> list[str]:
+    """One call rule per tool, while they fit llguidance's limits: at most ``MAX_ALTERNATIVES``
+    (each is an item where a call starts) within ``SYMBOL_BUDGET`` and ``LEXER_BUDGET``. The
+    tools past them share one call that checks the name only (a note each)."""
+    calls: list[str] = []
+    loose: dict[str, str] = {}
+    for tool in offered:
+        name = tool[0]
+        if not name_fits(grammar_file, name, markers):
+            builder.note("tool_left_out", name, "", "its name cannot be written in this format")
+        elif len(calls) >= MAX_ALTERNATIVES:
+            loose[name] = f"more than {MAX_ALTERNATIVES} tools (one parser item each where a call starts)"
+        else:
+            before = builder.checkpoint()
+            call = family(builder, grammar_file, tool, markers, None)
+            if builder.size > SYMBOL_BUDGET or builder.lexer > LEXER_BUDGET:
+                builder.rollback(before)
+                loose[name] = f"the tools before it and its schema fill the grammar llguidance compiles ({_sizes()})"
+            elif call is None:
+                builder.note("tool_left_out", name, "", "no arguments satisfy its schema in this format")
+            else:
+                calls.append(call)
+    for name, why in loose.items():
+        builder.note("too_large", name, "", f"{why}: its name is checked, its arguments are not")
+    if loose:
+        shared = family(builder, grammar_file, ("", None), markers, names(builder, list(loose)))
+        calls += [shared] if shared is not None else []
+    return calls
+
+
+def _sizes() -> str:
+    return f"SYMBOL_BUDGET {SYMBOL_BUDGET}, LEXER_BUDGET {LEXER_BUDGET}"
 
 
 def _choice(tool_choice: ToolChoice) -> tuple[str, str | None]:

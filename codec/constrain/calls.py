@@ -13,14 +13,27 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from codec.arguments.schema import kinds
-from codec.constrain.lark import Builder, free_text, literal, regex, regex_escape, special_token
+from codec.constrain.lark import (
+    MAX_ALTERNATIVES,
+    MAX_NESTING,
+    Builder,
+    free_text,
+    literal,
+    nested_deeper,
+    regex,
+    regex_escape,
+    special_token,
+)
 from codec.constrain.skeleton import pattern_source
-from codec.constrain.values import ANNOTATIONS, Values, gemma_syntax, json_syntax
+from codec.constrain.values import ANNOTATIONS, Values, gemma_syntax, json_syntax, too_many_values
 from codec.engine.grammar import CompiledGrammar, compiled
 from codec.errors import CodecError
 
 Tool = tuple[str, Mapping[str, Any] | None]  # name, parameters
-CallSyntax = Callable[[Builder, str, Tool, tuple[str, ...]], str | None]
+CallSyntax = Callable[[Builder, str, Tool, tuple[str, ...], str | None], str | None]
+"""``(builder, grammar file, tool, markers, name)``: the call's rule, ``None`` if no arguments
+satisfy the schema; ``name`` writes the tool's name instead of its literal (a terminal of
+several names, whose calls then share the tool's ``parameters``)."""
 
 
 def _marker(grammar: CompiledGrammar, terminal: str) -> str:
@@ -35,6 +48,12 @@ def _parameters(builder: Builder, tool: Tool) -> Mapping[str, Any]:
     name, parameters = tool
     if parameters is None:
         return {}
+    if nested_deeper(parameters, MAX_NESTING):
+        builder.note(
+            "too_deep", name, "", f"parameters nest deeper than {MAX_NESTING} lists and objects, more than a "
+            "template is given (codec.render.values.MAX_DEPTH): any arguments",
+        )  # fmt: skip
+        return {}
     declared = kinds(parameters)
     if declared is not None and "object" not in declared:
         builder.note("invalid_schema", name, "", "parameters that are not an object schema: any arguments")
@@ -42,7 +61,9 @@ def _parameters(builder: Builder, tool: Tool) -> Mapping[str, Any]:
     return parameters
 
 
-def glm_call(builder: Builder, grammar_file: str, tool: Tool, markers: tuple[str, ...]) -> str | None:
+def glm_call(
+    builder: Builder, grammar_file: str, tool: Tool, markers: tuple[str, ...], written: str | None = None
+) -> str | None:
     grammar = compiled(grammar_file)
     name, _ = tool
     parameters = _parameters(builder, tool)
@@ -82,7 +103,7 @@ def glm_call(builder: Builder, grammar_file: str, tool: Tool, markers: tuple[str
             parts[index] = f"({part[:-1]})?"
     if extra is not None:
         parts.append(f"({m['KEY_OPEN']} {extra} {m['VALUE_CLOSE']})*")
-    return builder.rule("call", " ".join([m["CALL_OPEN"], literal(name), *parts, m["CALL_CLOSE"]]))
+    return builder.rule("call", " ".join([m["CALL_OPEN"], written or literal(name), *parts, m["CALL_CLOSE"]]))
 
 
 def _glm_value(
@@ -96,6 +117,10 @@ def _glm_value(
         schema = values._resolve(schema, root, path)
     admitted = kinds(schema) if isinstance(schema, Mapping) else None
     has_enum = isinstance(schema, Mapping) and ("enum" in schema or "const" in schema)
+    if has_enum and isinstance(schema, Mapping) and len(schema.get("enum") or ()) > MAX_ALTERNATIVES:
+        values.note("too_large", f"{path}/enum", too_many_values(len(schema["enum"])))
+        schema = {k: v for k, v in schema.items() if k != "enum"}
+        return _glm_value(values, text, markers, schema, root, path, depth)
     if admitted == frozenset({"string"}) and not has_enum:
         assert isinstance(schema, Mapping)
         for keyword in sorted(set(schema) - ANNOTATIONS - {"type", "nullable", "anyOf", "oneOf", "allOf"}):
@@ -128,7 +153,9 @@ _BRACKETED = r"(?s:\s*[\[{\x22\x27\\].*)"
 _PYTHON_WORD = r"\s*(?:True|False|None)\s*"
 
 
-def solar_call(builder: Builder, grammar_file: str, tool: Tool, markers: tuple[str, ...]) -> str | None:
+def solar_call(
+    builder: Builder, grammar_file: str, tool: Tool, markers: tuple[str, ...], written: str | None = None
+) -> str | None:
     grammar = compiled(grammar_file)
     name, _ = tool
     parameters = _parameters(builder, tool)
@@ -138,11 +165,14 @@ def solar_call(builder: Builder, grammar_file: str, tool: Tool, markers: tuple[s
     arguments = values.object(parameters, parameters, "", 0)
     if arguments is None:
         return None
-    body = [m["CALL_OPEN"], call_id, m["CALL_NAME"], literal(name), m["CALL_ARGS"], arguments, m["CALL_CLOSE"]]
+    name_part = written or literal(name)
+    body = [m["CALL_OPEN"], call_id, m["CALL_NAME"], name_part, m["CALL_ARGS"], arguments, m["CALL_CLOSE"]]
     return builder.rule("call", " ".join(body))
 
 
-def gemma_call(builder: Builder, grammar_file: str, tool: Tool, markers: tuple[str, ...]) -> str | None:
+def gemma_call(
+    builder: Builder, grammar_file: str, tool: Tool, markers: tuple[str, ...], written: str | None = None
+) -> str | None:
     grammar = compiled(grammar_file)
     name, _ = tool
     parameters = _parameters(builder, tool)
@@ -156,7 +186,7 @@ def gemma_call(builder: Builder, grammar_file: str, tool: Tool, markers: tuple[s
     if arguments is None:
         return None
     prefix = literal(grammar.patterns["CALL_PREFIX"].literal or "")
-    body = [_marker(grammar, "CALL_OPEN"), prefix, literal(name), arguments, _marker(grammar, "CALL_CLOSE")]
+    body = [_marker(grammar, "CALL_OPEN"), prefix, written or literal(name), arguments, _marker(grammar, "CALL_CLOSE")]
     return builder.rule("call", " ".join(body))
 
 
@@ -172,3 +202,10 @@ def name_fits(grammar_file: str, name: str, markers: tuple[str, ...]) -> bool:
     if "FUNC_NAME" in patterns:
         return patterns["FUNC_NAME"].regex.fullmatch(name) is not None
     return name == name.strip()
+
+
+def names(builder: Builder, written: Sequence[str]) -> str:
+    """One terminal matching any of the tool names ``written``: the name of a call among many,
+    which puts one item in the parser's row where a call starts instead of one per tool."""
+    alternatives = "|".join(regex_escape(name) for name in sorted(set(written), key=lambda n: (-len(n), n)))
+    return builder.terminal(builder.fresh("tool_name").upper(), regex(f"(?:{alternatives})"))

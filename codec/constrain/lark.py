@@ -11,8 +11,32 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 _PLAIN = re.compile(r"[A-Za-z0-9_ ]")
+
+# llguidance's limits (1.9, default ``LLParserLimits``) and what the constraint keeps under
+# them; docs/constraint.md has the measurements.
+ROW_ITEMS = 2000
+"""``max_items_in_row``: the Earley items one position may hold. Past it the matcher fails at
+that position, at run time: an enum of 2,100 strings is refused where its value starts."""
+MAX_ALTERNATIVES = ROW_ITEMS // 2
+"""The alternatives one value, object member or call may start with; the other half of the row
+is for the turn around them (a call starts among ~15 items of the turn)."""
+SYMBOL_BUDGET = 40_000
+"""``Builder.size`` the tools' calls may reach. llguidance numbers its symbols in 16 bits and
+refuses a grammar of 65,525 or more (a panic it reports as an error); ``size`` was 71,258 there
+for Solar (2,725 small tools) and 85,443 for GLM (3,281). Grammars of 3,000 tools of three other
+shapes, cut at 60,000, all compiled: 40,000 leaves room for shapes counted less well, and for
+the turn (a few hundred)."""
+LEXER_BUDGET = 1_000_000
+"""Characters of terminal definitions the tools' calls may write: past ~3 million llguidance
+runs out of ``initial_lexer_fuel`` building the lexer (GLM, 4,000 tools)."""
+MAX_NESTING = 100
+"""Lists and objects a tool's ``parameters`` may nest, as in ``codec.render.values.MAX_DEPTH``:
+a template is given no deeper value, so no prompt can offer a deeper schema."""
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|/(?:[^/\\]|\\.)*/|<[^>\s]*>|\{\d*,?\d*\}|[\w]+|\S')
 
 
 def literal(text: str) -> str:
@@ -54,14 +78,28 @@ class Note:
     detail: str
 
 
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """What ``Builder.rollback`` goes back to."""
+
+    rules: int
+    notes: int
+    size: int
+    lexer: int
+
+
 @dataclass
 class Builder:
-    """Named rules and terminals of one grammar; a body given twice gets one name."""
+    """Named rules and terminals of one grammar; a body given twice gets one name. ``size`` and
+    ``lexer`` count what llguidance's limits count (``SYMBOL_BUDGET``, ``LEXER_BUDGET``)."""
 
     rules: dict[str, str] = field(default_factory=dict)
     _by_body: dict[str, str] = field(default_factory=dict)
     notes: list[Note] = field(default_factory=list)
+    _noted: set[Note] = field(default_factory=set)  # the notes, to find one in O(1) among thousands
     _count: int = 0
+    size: int = 0
+    lexer: int = 0
 
     def fresh(self, hint: str) -> str:
         """A new rule name (lower case, no leading underscore: llguidance inlines none)."""
@@ -75,29 +113,79 @@ class Builder:
         if found is not None:
             return found
         name = self.fresh(hint)
-        self.rules[name] = body
+        self.define(name, body)
         self._by_body[body] = name
         return name
 
     def define(self, name: str, body: str) -> None:
         """Give a name reserved with ``fresh`` its body (for recursive rules)."""
+        self.drop(name)
         self.rules[name] = body
+        self._count_in(name, body, 1)
+
+    def drop(self, name: str) -> None:
+        """Forget rule ``name`` (a reserved rule that turned out to admit nothing)."""
+        body = self.rules.pop(name, None)
+        if body is not None:
+            self._count_in(name, body, -1)
+            if self._by_body.get(body) == name:
+                del self._by_body[body]
 
     def terminal(self, name: str, body: str) -> str:
         """An upper-case terminal (one lexeme); defined once."""
-        self.rules.setdefault(name, body)
+        if name not in self.rules:
+            self.define(name, body)
         return name
 
     def note(self, code: str, tool: str | None, path: str, detail: str) -> None:
         found = Note(code, tool, path, detail)
-        if found not in self.notes:
+        if found not in self._noted:
+            self._noted.add(found)
             self.notes.append(found)
+
+    def checkpoint(self) -> Checkpoint:
+        """The builder as it is now, to ``rollback`` to."""
+        return Checkpoint(len(self.rules), len(self.notes), self.size, self.lexer)
+
+    def rollback(self, to: Checkpoint) -> None:
+        """Forget every rule and note added since ``to`` (rules made since are only ever new)."""
+        for name in list(self.rules)[to.rules :]:
+            self.drop(name)
+        self._noted.difference_update(self.notes[to.notes :])
+        del self.notes[to.notes :]
+        self.size, self.lexer = to.size, to.lexer
 
     def text(self, start: str) -> str:
         """The whole grammar, ``start`` first."""
         lines = [f"start: {start}"]
         lines += [f"{name}: {body}" for name, body in self.rules.items()]
         return "\n".join(lines) + "\n"
+
+    def _count_in(self, name: str, body: str, sign: int) -> None:
+        self.size += sign * symbols(body)
+        if name[:1].isupper():
+            self.lexer += sign * len(body)
+
+
+def symbols(body: str) -> int:
+    """About how many symbols llguidance makes of a rule with ``body``: the rule, each group and
+    each repetition, and each literal, regex and special token (counted again where repeated)."""
+    return 1 + sum(1 for token in _TOKEN.findall(body) if token[0] in '(?*+{"/<')
+
+
+def nested_deeper(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists and objects deeper than ``limit`` (walked without recursion,
+    so a value nested a million deep, or holding itself, is only walked ``limit`` deep)."""
+    todo: list[tuple[Any, int]] = [(value, 0)]
+    while todo:
+        item, depth = todo.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list | tuple) else ()
+        for child in children:
+            if isinstance(child, dict | list | tuple):
+                if depth + 1 >= limit:
+                    return True
+                todo.append((child, depth + 1))
+    return False
 
 
 def free_text(builder: Builder, markers: tuple[str, ...]) -> str:

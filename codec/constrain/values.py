@@ -25,7 +25,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from codec.arguments.schema import json_pointer
-from codec.constrain.lark import Builder, literal, marker_free, regex, regex_escape, special_token
+from codec.constrain.lark import (
+    MAX_ALTERNATIVES,
+    Builder,
+    literal,
+    marker_free,
+    regex,
+    regex_escape,
+    special_token,
+)
 
 INTEGER = r"-?(?:0|[1-9][0-9]*)"
 NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
@@ -40,6 +48,10 @@ _HANDLED = frozenset(
      "maxItems", "anyOf", "oneOf", "allOf", "$ref"}
 )  # fmt: skip
 _MAX_DEPTH = 32
+OPTIONAL_RUN = MAX_ALTERNATIVES // 4
+"""Optional members in a row an object may list: where one may start, so may each of the
+others up to the next required one, and each puts 4 items in the parser's row (measured: an
+object of 900 optional properties needs 3,603 items where its members start)."""
 
 
 @dataclass(frozen=True)
@@ -160,6 +172,7 @@ class Values:
         self.syntax = syntax
         self.tool = tool
         self._memo: dict[str, str | None] = {}
+        self._width: dict[str, int] = {}  # items a value rule puts in the parser's row
 
     def note(self, code: str, path: str, detail: str) -> None:
         self.builder.note(code, self.tool, path, detail)
@@ -204,10 +217,17 @@ class Values:
         body = self._body(schema, root, path, depth)
         if body is None:
             self._memo[key] = None
-            self.builder.rules.pop(name, None)
+            self.builder.drop(name)
             return None
         self.builder.define(name, body)
+        self._width[name] = self.width(body)
         return name
+
+    def width(self, body: str) -> int:
+        """About how many items predicting a rule of ``body`` puts in the parser's row: one per
+        alternative, and those of a value rule an alternative starts with (counted again where
+        shared: an upper bound)."""
+        return sum(1 + self._width.get(alternative.split(" ", 1)[0], 0) for alternative in body.split(" | "))
 
     def _resolve(self, schema: Mapping[str, Any], root: Any, path: str) -> Mapping[str, Any]:
         for _ in range(_MAX_DEPTH):
@@ -219,10 +239,14 @@ class Values:
                 self.note("unresolved_ref", path, f"$ref {ref!r} not found: any value")
                 return {}
             schema = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+        self.note("unresolved_ref", path, f"$ref leads to $ref more than {_MAX_DEPTH} times (a cycle): any value")
         return {}
 
     def _body(self, schema: Mapping[str, Any], root: Any, path: str, depth: int) -> str | None:
         options = [schema["const"]] if "const" in schema else schema.get("enum")
+        if isinstance(options, list) and len(options) > MAX_ALTERNATIVES:
+            self.note("too_large", f"{path}/enum", too_many_values(len(options)))
+            return self._body({k: v for k, v in schema.items() if k not in ("enum", "const")}, root, path, depth)
         if isinstance(options, list):
             written = [self.literal(option) for option in options]
             for option, text in zip(options, written, strict=True):
@@ -239,8 +263,15 @@ class Values:
                     return self._body(rest, root, path, depth)
                 if keyword == "oneOf" and len(branches) > 1:
                     self.note("unenforced_keyword", path, "oneOf read as anyOf (more than one branch may match)")
+                if len(branches) > MAX_ALTERNATIVES:
+                    self.note("too_large", f"{path}/{keyword}", too_many_branches(keyword, len(branches)))
+                    return self.any()
                 found = [self.value(b, root, f"{path}/{keyword}/{i}", depth + 1) for i, b in enumerate(branches)]
                 kept = [name for name in dict.fromkeys(found) if name is not None]
+                width = self.width(" | ".join(kept))
+                if width > MAX_ALTERNATIVES:
+                    self.note("too_large", f"{path}/{keyword}", too_many_branches(keyword, width))
+                    return self.any()
                 return " | ".join(kept) if kept else None
         parts = schema.get("allOf")
         if isinstance(parts, list) and parts:
@@ -340,6 +371,10 @@ class Values:
                 self.note("unsatisfiable", f"{path}/required", f"required {name!r} is no allowed property")
                 return None
         keys = sorted(properties, key=str.lower) if s.sort_keys else list(properties)
+        run = longest_optional_run(keys, required)
+        if run > OPTIONAL_RUN:
+            self.note("too_large", f"{path}/properties", too_many_optional(run))
+            return [], b.rule("extra_member", f"{s.any_key(b, ())} {s.colon} {value(True, root, path, depth + 1)}")
         listed: list[tuple[str, bool]] = []
         for key in keys:
             where = f"{path}/properties/{key}"
@@ -406,3 +441,33 @@ class Values:
                 members.append(f"{written_key} {s.colon} {written}")
             return " ".join([s.lbrace, f" {s.comma} ".join(members), s.rbrace])
         return None
+
+
+def longest_optional_run(keys: Sequence[str], required: set[str]) -> int:
+    """The most optional members in a row, in writing order."""
+    longest = run = 0
+    for key in keys:
+        run = 0 if key in required else run + 1
+        longest = max(longest, run)
+    return longest
+
+
+def too_many_values(count: int) -> str:
+    return (
+        f"an enum of {count} values, more than the {MAX_ALTERNATIVES} alternatives one value may have "
+        "(llguidance's parser holds 2000 items where it starts): its type only"
+    )
+
+
+def too_many_branches(keyword: str, count: int) -> str:
+    return (
+        f"{keyword} of {count} alternatives, more than the {MAX_ALTERNATIVES} one value may have "
+        "(llguidance's parser holds 2000 items where it starts): any value"
+    )
+
+
+def too_many_optional(run: int) -> str:
+    return (
+        f"{run} optional properties in a row, more than {OPTIONAL_RUN} (each puts 4 items in llguidance's "
+        "parser row where members start, which holds 2000): any object"
+    )
