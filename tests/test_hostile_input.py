@@ -1,0 +1,114 @@
+"""Hostile input: whatever a caller passes, a public call ends in a ``CodecError`` (the CLI in
+``codec: error: ...`` and exit 2), never in a raw ``RecursionError``, ``TypeError`` or
+``ValueError``, and never in the CLI's exit 70 ("internal error").
+
+The cases below are what the search at the end of this file (and its hand-made forerunner) found
+escaping; each failed before its fix. The search stays as a property, with a bounded number of
+examples. ``KNOWN_ESCAPES`` lists what still escapes, in modules this change does not own: each
+is a strict xfail, so it fails the run the day it is fixed, and the entry can go.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import codec
+from codec.errors import CodecError, RenderError
+from codec.models import to_message, to_messages
+
+FORMATS = codec.formats()
+HUGE = 10**5000  # more digits than Python writes (sys.get_int_max_str_digits, 4300)
+
+
+def nested(depth: int, leaf: Any = "x", *, mapping: bool = False) -> Any:
+    value = leaf
+    for _ in range(depth):
+        value = {"a": value} if mapping else [value]
+    return value
+
+
+DEEP_LIST = nested(10_000)
+DEEP_DICT = nested(10_000, mapping=True)
+USER = {"role": "user", "content": "What is the weather?"}
+
+
+def calling(arguments: Any) -> list[dict[str, Any]]:
+    """A user turn, then an assistant turn calling ``f`` with ``arguments``."""
+    function = {"name": "f", "arguments": arguments}
+    return [USER, {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": function}]}]
+
+
+def refused(call: Callable[[], object], kind: type[CodecError] = RenderError) -> CodecError:
+    with pytest.raises(kind) as caught:
+        call()
+    return caught.value
+
+
+@pytest.mark.parametrize("name", FORMATS)
+@pytest.mark.parametrize("messages", [None, 3, 2.5])
+@pytest.mark.parametrize("method", ["canonical", "explain_losses"])
+def test_messages_that_are_no_list(name: str, messages: Any, method: str) -> None:
+    error = refused(lambda: getattr(codec.load(name), method)(messages))
+    assert f"messages must be a list of messages, got {type(messages).__name__}" in str(error)
+
+
+def test_to_messages_refuses_a_single_message() -> None:
+    assert "got dict" in str(refused(lambda: to_messages(USER)))
+
+
+@pytest.mark.parametrize("name", FORMATS)
+@pytest.mark.parametrize("response", [{1, 2}, object()])
+def test_tool_responses_that_are_not_json(name: str, response: Any) -> None:
+    messages = [USER, {"role": "tool", "tool_responses": [{"name": "f", "response": response}]}]
+    error = refused(lambda: codec.load(name).render(messages))
+    assert isinstance(error, RenderError) and error.message_index == 1
+    assert "tool_responses are not JSON" in str(error)
+
+
+@pytest.mark.parametrize("name", FORMATS)
+@pytest.mark.parametrize("method", ["canonical", "explain_losses"])
+def test_arguments_holding_an_integer_too_long_to_write(name: str, method: str) -> None:
+    error = refused(lambda: getattr(codec.load(name), method)(calling({"n": HUGE})))
+    assert isinstance(error, RenderError) and error.message_index == 1
+    assert "more than 4300 digits" in str(error)
+
+
+def test_arguments_as_json_text_with_a_number_too_long_to_read() -> None:
+    error = refused(lambda: to_messages(calling('{"n": ' + "9" * 5000 + "}")))
+    assert "arguments cannot be read" in str(error) and "(message 1)" in str(error)
+
+
+@pytest.mark.parametrize("name", FORMATS)
+@pytest.mark.parametrize("payload", [DEEP_DICT, {"url": HUGE}], ids=["deep", "huge"])
+def test_a_media_payload_json_cannot_write(name: str, payload: Any) -> None:
+    messages = [{"role": "user", "content": [{"type": "image_url", "image_url": payload}]}]
+    error = refused(lambda: codec.load(name).canonical(messages))
+    assert isinstance(error, RenderError) and error.message_index == 0
+    assert "content.0.image_url: the image_url part's payload" in str(error)
+
+
+def test_a_bad_content_part_is_named_not_the_string_branch() -> None:
+    error = str(refused(lambda: to_message({"role": "user", "content": [{"type": "hologram"}]})))
+    assert "at content.0:" in error and "'hologram'" in error
+    assert "content.str" not in error
+
+
+@pytest.mark.parametrize(
+    ("results", "said"),
+    [
+        (5, "results must be a dict"),
+        ("c1", "results must be a dict"),
+        (None, "results must be a dict"),
+        ({"c1": {1, 2}}, "is not JSON"),
+        ({"c1": b"18 C"}, "is not JSON"),
+        ({"c1": DEEP_DICT}, "nested deeper than"),
+        ({"c1": [HUGE]}, "more than 4300 digits"),
+    ],
+    ids=["int", "str", "none", "set", "bytes", "deep", "huge"],
+)
+def test_tool_results_that_cannot_become_a_tool_message(results: Any, said: str) -> None:
+    conversation = codec.Conversation(messages=calling("{}"))
+    assert said in str(refused(lambda: conversation.with_tool_results(results)))
