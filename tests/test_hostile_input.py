@@ -10,6 +10,7 @@ is a strict xfail, so it fails the run the day it is fixed, and the entry can go
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -112,3 +113,34 @@ def test_a_bad_content_part_is_named_not_the_string_branch() -> None:
 def test_tool_results_that_cannot_become_a_tool_message(results: Any, said: str) -> None:
     conversation = codec.Conversation(messages=calling("{}"))
     assert said in str(refused(lambda: conversation.with_tool_results(results)))
+
+
+@pytest.mark.parametrize("name", FORMATS)
+@pytest.mark.parametrize("tools", [DEEP_DICT, HUGE, {"a": [HUGE]}], ids=["deep", "huge", "huge-inside"])
+def test_an_error_about_a_value_too_large_to_show_is_still_raised(name: str, tools: Any) -> None:
+    assert "too large to show" in str(refused(lambda: codec.load(name).render([USER], tools=tools)))
+
+
+@pytest.mark.parametrize("name", FORMATS)
+@pytest.mark.parametrize(
+    "tools",
+    [{"a": 1}, "get_weather", 3, [1], [{"type": "function", "function": {"name": "f", "parameters": DEEP_DICT}}]],
+    ids=["dict", "str", "int", "list-of-int", "deep"],
+)
+def test_canonical_checks_tools_as_render_does(name: str, tools: Any) -> None:
+    refused(lambda: codec.load(name).canonical([USER], tools=tools))
+
+
+@pytest.mark.parametrize("name", FORMATS)
+@pytest.mark.parametrize("value", [DEEP_DICT, HUGE, [HUGE]], ids=["deep", "huge", "huge-inside"])
+def test_canonical_checks_option_values_as_render_does(name: str, value: Any) -> None:
+    c = codec.load(name)
+    option = sorted(c.options)[0]
+    with contextlib.suppress(CodecError):  # refused as render refuses it, or kept: never a raw error
+        c.canonical([USER], **{option: value})
+
+
+@pytest.mark.parametrize("conversation", [3, {"messages": []}, [USER]])
+def test_render_conversation_takes_a_conversation(conversation: Any) -> None:
+    error = refused(lambda: codec.load(FORMATS[0]).render_conversation(conversation))
+    assert "takes a codec.Conversation" in str(error)
