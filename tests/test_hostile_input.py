@@ -11,12 +11,16 @@ is a strict xfail, so it fails the run the day it is fixed, and the entry can go
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 import codec
+from codec.cli.main import main
+from codec.cli.output import emit
 from codec.errors import CodecError, RenderError
 from codec.models import to_message, to_messages
 
@@ -144,3 +148,91 @@ def test_canonical_checks_option_values_as_render_does(name: str, value: Any) ->
 def test_render_conversation_takes_a_conversation(conversation: Any) -> None:
     error = refused(lambda: codec.load(FORMATS[0]).render_conversation(conversation))
     assert "takes a codec.Conversation" in str(error)
+
+
+def test_a_parsed_lone_surrogate_is_printed_as_an_escape(capsys: pytest.CaptureFixture[str]) -> None:
+    """A model may write ``"\\ud800"`` in a JSON argument: UTF-8 cannot carry the lone
+    surrogate it decodes to, so the event line writes it as the escape it came as."""
+    emit([codec.ToolCallEnd(0, codec.ToolCall(id="c1", name="f", arguments={"city": "\ud800"}))])
+    line = capsys.readouterr().out
+    assert "\\ud800" in line
+    assert json.loads(line)["call"]["function"]["arguments"] == '{"city": "\ud800"}'
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """``codec ARGS`` in this process, which must fail as a usage error: its stderr."""
+    try:
+        status = main(list(args))
+    except SystemExit as stop:  # argparse's own usage errors
+        status = stop.code  # type: ignore[assignment]
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert "codec: error:" in err or "error: argument" in err, err
+    assert "internal error" not in err
+    return err
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+DEEP_JSON = "[" * 100_000 + "]" * 100_000
+LONG_NUMBER = "9" * 5000
+
+
+@pytest.mark.parametrize("name", FORMATS)
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (DEEP_JSON, "nested too deeply"),
+        ('[{"role": "user", "content": "x", "x": ' + DEEP_JSON + "}]", "nested too deeply"),
+        ('[{"role": "user", "content": ' + LONG_NUMBER + "}]", "too long to read"),
+    ],
+    ids=["deep", "deep-inside", "long-number"],
+)
+def test_cli_json_the_decoder_cannot_hold(
+    name: str, text: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, "input.json", text)
+    assert said in cli(capsys, "render", "-f", name, path)
+    completion = write(tmp_path, "completion.txt", "hi")
+    assert said in cli(capsys, "parse", "-f", name, "--history", path, completion)
+    assert said in cli(capsys, "parse", "-f", name, "--tools", path, completion)
+
+
+@pytest.mark.parametrize("name", FORMATS)
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [(DEEP_JSON, "nested too deeply"), ("[" * 100_000, "nested too deeply"), (LONG_NUMBER, "too long to read")],
+    ids=["deep", "deep-unclosed", "long-number"],
+)
+def test_cli_option_values_the_decoder_cannot_hold(
+    name: str, value: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, "input.json", json.dumps([USER]))
+    assert said in cli(capsys, "render", "-f", name, "--option", f"enable_thinking={value}", path)
+
+
+@pytest.mark.parametrize("name", FORMATS)
+@pytest.mark.parametrize("tools", ["[1]", '["get_weather"]', "[null]", '{"tools": [[]]}'])
+@pytest.mark.parametrize("command", ["grammar", "render", "parse"])
+def test_cli_tools_that_are_not_objects(
+    name: str, tools: str, command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, "tools.json", tools)
+    inputs = {"grammar": [], "render": [write(tmp_path, "in.json", "[]")], "parse": [write(tmp_path, "c.txt", "")]}
+    assert "tools[0] must be a JSON object" in cli(capsys, command, "-f", name, "--tools", path, *inputs[command])
+
+
+def test_cli_template_config_the_decoder_cannot_hold(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = write(tmp_path, "tokenizer_config.json", '{"chat_template": ' + DEEP_JSON + "}")
+    path = write(tmp_path, "input.json", json.dumps([USER]))
+    assert "JSON too large to read" in cli(capsys, "render", "--template", config, path)
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_cli_render_of_a_lone_surrogate(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "input.json", '[{"role": "user", "content": "\\ud800"}]')
+    assert "lone surrogate (U+D800" in cli(capsys, "render", "-f", name, path)
