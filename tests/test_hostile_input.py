@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import codec
 from codec.cli.main import main
@@ -26,6 +28,28 @@ from codec.models import to_message, to_messages
 
 FORMATS = codec.formats()
 HUGE = 10**5000  # more digits than Python writes (sys.get_int_max_str_digits, 4300)
+
+
+class _Huge(int):
+    """``HUGE`` for hypothesis, which shows each value it draws: only the repr is changed, so
+    ``str()`` and ``json.dumps`` still refuse it."""
+
+    def __repr__(self) -> str:
+        return "HUGE"
+
+
+class _DeepList(list[Any]):
+    """A list nested 10,000 deep for hypothesis, shown by name (its repr would recurse)."""
+
+    def __repr__(self) -> str:
+        return "DEEP_LIST"
+
+
+class _DeepDict(dict[str, Any]):
+    """A dict nested 10,000 deep for hypothesis, shown by name (its repr would recurse)."""
+
+    def __repr__(self) -> str:
+        return "DEEP_DICT"
 
 
 def nested(depth: int, leaf: Any = "x", *, mapping: bool = False) -> Any:
@@ -236,3 +260,170 @@ def test_cli_template_config_the_decoder_cannot_hold(tmp_path: Path, capsys: pyt
 def test_cli_render_of_a_lone_surrogate(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path, "input.json", '[{"role": "user", "content": "\\ud800"}]')
     assert "lone surrogate (U+D800" in cli(capsys, "render", "-f", name, path)
+
+
+# What still escapes as a raw exception, each in a module this change leaves to its owner.
+KNOWN_ESCAPES: dict[str, Callable[[codec.Codec], object]] = {
+    "parse(completion) of a non-str (api.parse)": lambda c: c.parse(3),  # type: ignore[arg-type]
+    "StreamParser.feed of bytes (engine)": lambda c: c.stream().feed(b"hi"),  # type: ignore[arg-type]
+    "parse(tools=) not a list (api._parser)": lambda c: c.parse("hi", tools=3),  # type: ignore[arg-type]
+    "parse(**options) nested deep (renderer.generation_prompt's repr)": lambda c: c.parse(
+        "hi", **{sorted(c.options)[0]: DEEP_DICT}
+    ),
+    "render(unknown_options=[]) (renderer.select_options)": lambda c: c.render([USER], unknown_options=[]),  # type: ignore[arg-type]
+    "constraint(tools=[1]) (constrain)": lambda c: c.constraint(tools=[1]),  # type: ignore[list-item]
+    "canonical of a tool whose function is no object (formats/*/canonical)": lambda c: c.canonical(
+        [USER], tools=[{"type": "function", "function": 1}]
+    ),
+    "Turn.follow_up(tool_results=) neither a dict nor a list (turn._tool_messages)": lambda c: c.prepare(
+        [USER]
+    ).follow_up("hi", 5),  # type: ignore[arg-type]
+}
+
+
+@pytest.mark.parametrize("case", KNOWN_ESCAPES)
+@pytest.mark.xfail(strict=True, raises=(TypeError, AttributeError, RecursionError, ValueError, KeyError))
+def test_known_escapes(case: str) -> None:
+    """Each still escapes in at least one format (an xfail that passes fails the run)."""
+    for name in FORMATS:
+        with contextlib.suppress(CodecError):
+            KNOWN_ESCAPES[case](codec.load(name))
+
+
+def test_detect_of_a_lone_surrogate_escapes() -> None:
+    with pytest.raises(UnicodeEncodeError):  # detect.py hashes the text as UTF-8: a known escape
+        codec.detect("\ud800")
+
+
+# The search: hostile values in every place a message, a tool call or a tool result holds one.
+# Large values are drawn by name, so that hypothesis can show each example it draws.
+DEEP_VALUES = {
+    "DEEP_LIST": _DeepList(DEEP_LIST),
+    "DEEP_DICT": _DeepDict(DEEP_DICT),
+    "list nested 300": nested(300),
+    "dict nested 300": nested(300, mapping=True),
+}
+HOSTILE_TEXTS = {
+    "DEEP_JSON": DEEP_JSON,
+    "unclosed deep JSON": "[" * 100_000,
+    "unclosed deep arguments": '{"a": ' + "[" * 100_000,
+    "LONG_NUMBER": LONG_NUMBER,
+    "arguments with LONG_NUMBER": '{"a": ' + LONG_NUMBER + "}",
+    "lone surrogate escape": '["\\ud800"]',
+    "NaN and 1e999": "[NaN, 1e999]",
+    "empty": "",
+    "unclosed": "{",
+}
+hostile_texts = st.sampled_from(sorted(HOSTILE_TEXTS)).map(HOSTILE_TEXTS.__getitem__)
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.just(_Huge(HUGE)),
+    st.floats(),
+    st.text(max_size=5),
+    st.just("\ud800"),
+    st.binary(max_size=3),
+    st.just(object()),
+    st.sets(st.integers(), max_size=2),
+)
+values = st.recursive(
+    scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+) | st.sampled_from(sorted(DEEP_VALUES)).map(DEEP_VALUES.__getitem__)
+parts = st.one_of(
+    values,
+    st.fixed_dictionaries({"type": st.sampled_from(["text", "image_url", "hologram"]), "text": values}),
+    st.fixed_dictionaries({"type": st.just("image_url"), "image_url": values}),
+)
+contents = st.one_of(values, st.lists(parts, max_size=3))
+arguments = st.one_of(values, hostile_texts, st.dictionaries(st.text(max_size=3), values, max_size=2))
+functions = st.one_of(values, st.fixed_dictionaries({"name": values, "arguments": arguments}))
+calls = st.one_of(values, st.fixed_dictionaries({"id": values, "type": values, "function": functions}))
+messages = st.one_of(
+    values,
+    st.fixed_dictionaries({"role": st.sampled_from(["user", "system", "developer", "wizard"]), "content": contents}),
+    st.fixed_dictionaries(
+        {"role": st.just("assistant"), "content": contents, "tool_calls": values | st.lists(calls, max_size=2)},
+        optional={"reasoning_content": values, "refusal": values},
+    ),
+    st.fixed_dictionaries(
+        {"role": st.just("tool"), "content": contents},
+        optional={"tool_call_id": values, "tool_responses": values | st.lists(values, max_size=2)},
+    ),
+)
+conversations = st.lists(messages, max_size=3) | values
+
+
+def _with_results(conversation: Any, results: Any) -> object:
+    return codec.Conversation().followed_by(*conversation).with_tool_results(results)
+
+
+ENTRY_POINTS: dict[str, Callable[[codec.Codec, Any, Any], object]] = {
+    "render": lambda c, m, v: c.render(m, now=v if isinstance(v, str) else None),
+    "canonical": lambda c, m, v: c.canonical(m, unknown_options="ignore", enable_thinking=v),
+    "explain_losses": lambda c, m, v: c.explain_losses(m),
+    "prepare": lambda c, m, v: c.prepare(m, unknown_options="ignore", enable_thinking=v),
+    "prefix_check": lambda c, m, v: c.prefix_check(m, v if isinstance(v, str) else "hi"),
+    "parse(history=)": lambda c, m, v: c.parse("hi", history=m),
+    "render(tools=)": lambda c, m, v: c.render([USER], tools=m),
+    "prepare(tools=) + follow_up": lambda c, m, v: c.prepare([USER], tools=m).follow_up(v, {}),
+    "stream(history=)": lambda c, m, v: c.stream(history=m, tools=v if isinstance(v, list) else None),
+    "codec.explain_losses": lambda c, m, v: codec.explain_losses(c.name, m, now=v if isinstance(v, str) else None),
+    "to_messages": lambda c, m, v: to_messages(m),
+    "followed_by + with_tool_results": lambda c, m, v: _with_results(m if isinstance(m, list) else [m], v),
+    "load": lambda c, m, v: codec.load(v),
+    "load(template=)": lambda c, m, v: codec.load(c.name, template=v),
+    "openai_delta": lambda c, m, v: codec.openai_delta(v),
+}
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    name=st.sampled_from(FORMATS),
+    entry=st.sampled_from(sorted(ENTRY_POINTS)),
+    conversation=conversations,
+    value=values,
+)
+def test_hostile_input_ends_in_a_codec_error(name: str, entry: str, conversation: Any, value: Any) -> None:
+    """Given any of it, each entry point returns or raises a ``CodecError`` — nothing else."""
+    with contextlib.suppress(CodecError):
+        ENTRY_POINTS[entry](codec.load(name), conversation, value)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+)
+json_messages = st.fixed_dictionaries(
+    {"role": st.sampled_from(["user", "assistant", "tool", "wizard"]), "content": json_values},
+    optional={"tool_calls": json_values, "tool_responses": json_values},
+)
+json_texts = st.one_of(
+    json_values.map(json.dumps),
+    st.lists(json_messages, max_size=2).map(json.dumps),
+    st.builds(lambda text: f'{{"messages": [{{"role": "user", "content": {text}}}]}}', hostile_texts),
+    hostile_texts,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    name=st.sampled_from(FORMATS),
+    command=st.sampled_from(["render", "parse --history", "parse --tools", "stream --tools", "grammar --tools"]),
+    text=json_texts,
+)
+def test_hostile_files_end_the_cli_in_exit_0_or_2(
+    name: str, command: str, text: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Whatever JSON (or not) a file holds, a command succeeds or says ``codec: error:``."""
+    folder = tmp_path_factory.mktemp("hostile")
+    path = write(folder, "input.json", text)
+    completion = write(folder, "completion.txt", "hi")
+    verb, *flag = command.split()
+    inputs = {"render": [path], "grammar": []}.get(verb, [completion])
+    argv = [verb, "-f", name, *([*flag, path] if flag else []), *inputs]
+    try:
+        status = main(argv)
+    except SystemExit as stop:
+        status = stop.code  # type: ignore[assignment]
+    assert status in (0, 2)
