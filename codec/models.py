@@ -38,7 +38,7 @@ from pydantic import (
 
 from codec._client_input import with_responses_content, without_unprintable
 from codec._nesting import MAX_VALUE_DEPTH, NestedTooDeep, deeper_than, unwritable
-from codec.errors import RenderError
+from codec.errors import RenderError, describe
 
 
 class _Frozen(BaseModel):
@@ -119,7 +119,9 @@ class ToolCall(_Frozen):
     def _from_openai(cls, data: Any) -> Any:
         if isinstance(data, Mapping) and data.get("type", "function") != "function":
             # openai's SDK also dumps custom tool calls: {"type": "custom", "custom": {...}}
-            raise ValueError(f"a tool call of type {data['type']!r} cannot be rendered; only 'function' calls can")
+            raise ValueError(
+                f"a tool call of type {describe(data['type'])} cannot be rendered; only 'function' calls can"
+            )
         if not isinstance(data, Mapping) or "function" not in data:
             return data
         function = data["function"]
@@ -424,7 +426,7 @@ def to_message(message: Any, index: int = 0) -> AnyMessage:
     role = message.get("role")
     if role not in ("system", "developer", "user", "assistant", "tool"):
         raise RenderError(
-            f"unknown role {role!r}; expected system, developer, user, assistant or tool", message_index=index
+            f"unknown role {describe(role)}; expected system, developer, user, assistant or tool", message_index=index
         )
     try:
         validated: AnyMessage = _MESSAGE.validate_python(dict(message))

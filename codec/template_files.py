@@ -127,5 +127,5 @@ def _chosen(template: Any, path: Path) -> str:
 def _read(path: Path) -> str:
     try:
         return path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeError) as error:
+    except (OSError, ValueError) as error:  # ValueError: not UTF-8, or a NUL in the path
         raise RenderError(f"cannot read the chat template {str(path)!r}: {error}") from None

@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import codec
+from codec.chat_request import read_request
 from codec.cli.main import main
 from codec.cli.output import emit
 from codec.errors import CodecError, RenderError
@@ -166,6 +167,34 @@ def test_canonical_checks_option_values_as_render_does(name: str, value: Any) ->
     option = sorted(c.options)[0]
     with contextlib.suppress(CodecError):  # refused as render refuses it, or kept: never a raw error
         c.canonical([USER], **{option: value})
+
+
+@pytest.mark.parametrize("value", [HUGE, DEEP_DICT], ids=["huge", "deep"])
+@pytest.mark.parametrize("field", ["role", "tool call type"])
+def test_an_unknown_role_or_call_type_too_large_to_show(value: Any, field: str) -> None:
+    message = {"role": value} if field == "role" else {**calling("{}")[1], "tool_calls": [{"type": value}]}
+    assert "too large to show" in str(refused(lambda: to_message(message)))
+
+
+@pytest.mark.parametrize("value", [HUGE, DEEP_LIST], ids=["huge", "deep"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        lambda v: {"tool_choice": v},
+        lambda v: {"tool_choice": {"type": "function", "function": {"name": v}}},
+        lambda v: {"reasoning_effort": v, "chat_template_kwargs": {"reasoning_effort": "low"}},
+    ],
+    ids=["tool_choice", "tool_choice-name", "reasoning_effort"],
+)
+def test_a_request_field_too_large_to_show(value: Any, body: Callable[[Any], dict[str, Any]]) -> None:
+    name = next(name for name in FORMATS if "reasoning_effort" in codec.load(name).options)
+    request = {"messages": [USER], **body(value)}
+    error = refused(lambda: read_request(request, codec.load(name)))
+    assert "too large to show" in str(error)
+
+
+def test_load_of_a_path_holding_a_nul() -> None:
+    assert "embedded null byte" in str(refused(lambda: codec.load(Path("chat\x00template.jinja"))))
 
 
 @pytest.mark.parametrize("conversation", [3, {"messages": []}, [USER]])
