@@ -371,6 +371,7 @@ calls = st.one_of(values, st.fixed_dictionaries({"id": values, "type": values, "
 messages = st.one_of(
     values,
     st.fixed_dictionaries({"role": st.sampled_from(["user", "system", "developer", "wizard"]), "content": contents}),
+    st.fixed_dictionaries({"role": values}, optional={"content": contents}),
     st.fixed_dictionaries(
         {"role": st.just("assistant"), "content": contents, "tool_calls": values | st.lists(calls, max_size=2)},
         optional={"reasoning_content": values, "refusal": values},
@@ -397,6 +398,7 @@ ENTRY_POINTS: dict[str, Callable[[codec.Codec, Any, Any], object]] = {
     "render(tools=)": lambda c, m, v: c.render([USER], tools=m),
     "prepare(tools=) + follow_up": lambda c, m, v: c.prepare([USER], tools=m).follow_up(v, {}),
     "stream(history=)": lambda c, m, v: c.stream(history=m, tools=v if isinstance(v, list) else None),
+    "read_request": lambda c, m, v: read_request({"messages": m, "tool_choice": v, "reasoning_effort": v}, c),
     "codec.explain_losses": lambda c, m, v: codec.explain_losses(c.name, m, now=v if isinstance(v, str) else None),
     "to_messages": lambda c, m, v: to_messages(m),
     "followed_by + with_tool_results": lambda c, m, v: _with_results(m if isinstance(m, list) else [m], v),
