@@ -304,6 +304,16 @@ KNOWN_ESCAPES: dict[str, Callable[[codec.Codec], object]] = {
     "canonical of a tool whose function is no object (formats/*/canonical)": lambda c: c.canonical(
         [USER], tools=[{"type": "function", "function": 1}]
     ),
+    "parse(limits=) no Limits (api._stream / engine)": lambda c: c.parse(
+        c.spec.demo.completion,
+        limits=5,  # type: ignore[arg-type]
+        **c.spec.demo.options,
+    ),
+    "parse(id_factory=) not callable (engine)": lambda c: c.parse(
+        c.spec.demo.completion,
+        id_factory=5,  # type: ignore[arg-type]
+        **c.spec.demo.options,
+    ),
     "Turn.follow_up(tool_results=) neither a dict nor a list (turn._tool_messages)": lambda c: c.prepare(
         [USER]
     ).follow_up("hi", 5),  # type: ignore[arg-type]
