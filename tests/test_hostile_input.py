@@ -140,7 +140,7 @@ def test_a_bad_content_part_is_named_not_the_string_branch() -> None:
     ids=["int", "str", "none", "set", "bytes", "deep", "huge"],
 )
 def test_tool_results_that_cannot_become_a_tool_message(results: Any, said: str) -> None:
-    conversation = codec.Conversation(messages=calling("{}"))
+    conversation = codec.Conversation().followed_by(*calling("{}"))
     assert said in str(refused(lambda: conversation.with_tool_results(results)))
 
 
@@ -215,9 +215,9 @@ def test_a_parsed_lone_surrogate_is_printed_as_an_escape(capsys: pytest.CaptureF
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> str:
     """``codec ARGS`` in this process, which must fail as a usage error: its stderr."""
     try:
-        status = main(list(args))
+        status: object = main(list(args))
     except SystemExit as stop:  # argparse's own usage errors
-        status = stop.code  # type: ignore[assignment]
+        status = stop.code
     err = capsys.readouterr().err
     assert status == 2, err
     assert "codec: error:" in err or "error: argument" in err, err
@@ -292,31 +292,31 @@ def test_cli_render_of_a_lone_surrogate(name: str, tmp_path: Path, capsys: pytes
 
 
 # What still escapes as a raw exception, each in a module this change leaves to its owner.
-KNOWN_ESCAPES: dict[str, Callable[[codec.Codec], object]] = {
-    "parse(completion) of a non-str (api.parse)": lambda c: c.parse(3),  # type: ignore[arg-type]
-    "StreamParser.feed of bytes (engine)": lambda c: c.stream().feed(b"hi"),  # type: ignore[arg-type]
-    "parse(tools=) not a list (api._parser)": lambda c: c.parse("hi", tools=3),  # type: ignore[arg-type]
+KNOWN_ESCAPES: dict[str, Callable[[Any], object]] = {  # a codec.Codec, typed Any: the calls are wrong on purpose
+    "parse(completion) of a non-str (api.parse)": lambda c: c.parse(3),
+    "StreamParser.feed of bytes (engine)": lambda c: c.stream().feed(b"hi"),
+    "parse(tools=) not a list (api._parser)": lambda c: c.parse("hi", tools=3),
     "parse(**options) nested deep (renderer.generation_prompt's repr)": lambda c: c.parse(
         "hi", **{sorted(c.options)[0]: DEEP_DICT}
     ),
-    "render(unknown_options=[]) (renderer.select_options)": lambda c: c.render([USER], unknown_options=[]),  # type: ignore[arg-type]
-    "constraint(tools=[1]) (constrain)": lambda c: c.constraint(tools=[1]),  # type: ignore[list-item]
+    "render(unknown_options=[]) (renderer.select_options)": lambda c: c.render([USER], unknown_options=[]),
+    "constraint(tools=[1]) (constrain)": lambda c: c.constraint(tools=[1]),
     "canonical of a tool whose function is no object (formats/*/canonical)": lambda c: c.canonical(
         [USER], tools=[{"type": "function", "function": 1}]
     ),
     "parse(limits=) no Limits (api._stream / engine)": lambda c: c.parse(
         c.spec.demo.completion,
-        limits=5,  # type: ignore[arg-type]
+        limits=5,
         **c.spec.demo.options,
     ),
     "parse(id_factory=) not callable (engine)": lambda c: c.parse(
         c.spec.demo.completion,
-        id_factory=5,  # type: ignore[arg-type]
+        id_factory=5,
         **c.spec.demo.options,
     ),
     "Turn.follow_up(tool_results=) neither a dict nor a list (turn._tool_messages)": lambda c: c.prepare(
         [USER]
-    ).follow_up("hi", 5),  # type: ignore[arg-type]
+    ).follow_up("hi", 5),
 }
 
 
@@ -464,7 +464,7 @@ def test_hostile_files_end_the_cli_in_exit_0_or_2(
     inputs = {"render": [path], "grammar": []}.get(verb, [completion])
     argv = [verb, "-f", name, *([*flag, path] if flag else []), *inputs]
     try:
-        status = main(argv)
+        status: object = main(argv)
     except SystemExit as stop:
-        status = stop.code  # type: ignore[assignment]
+        status = stop.code
     assert status in (0, 2)
