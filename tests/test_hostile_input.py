@@ -304,6 +304,10 @@ KNOWN_ESCAPES: dict[str, Callable[[Any], object]] = {  # a codec.Codec, typed An
     "canonical of a tool whose function is no object (formats/*/canonical)": lambda c: c.canonical(
         [USER], tools=[{"type": "function", "function": 1}]
     ),
+    "canonical of a tool schema holding HUGE (formats/*/canonical json.dumps)": lambda c: c.canonical(
+        [USER], tools=[{"type": "function", "function": {"name": "f", "parameters": {"maximum": HUGE}}}]
+    ),
+    "Limits(max_depth=-HUGE): its error repr()s the value (limits.py)": lambda c: codec.Limits(max_depth=-HUGE),
     "parse(limits=) no Limits (api._stream / engine)": lambda c: c.parse(
         c.spec.demo.completion,
         limits=5,
@@ -314,6 +318,7 @@ KNOWN_ESCAPES: dict[str, Callable[[Any], object]] = {  # a codec.Codec, typed An
         id_factory=5,
         **c.spec.demo.options,
     ),
+    "detect() of a lone surrogate: UnicodeEncodeError (detect._by_hash)": lambda c: codec.detect("\ud800"),
     "Turn.follow_up(tool_results=) neither a dict nor a list (turn._tool_messages)": lambda c: c.prepare(
         [USER]
     ).follow_up("hi", 5),
@@ -327,11 +332,6 @@ def test_known_escapes(case: str) -> None:
     for name in FORMATS:
         with contextlib.suppress(CodecError):
             KNOWN_ESCAPES[case](codec.load(name))
-
-
-def test_detect_of_a_lone_surrogate_escapes() -> None:
-    with pytest.raises(UnicodeEncodeError):  # detect.py hashes the text as UTF-8: a known escape
-        codec.detect("\ud800")
 
 
 # The search: hostile values in every place a message, a tool call or a tool result holds one.
