@@ -45,6 +45,16 @@ def unwritable(value: Any, limit: int = MAX_VALUE_DEPTH) -> str | None:
     integer longer than Python writes — or ``None`` when it can (other types are not checked)."""
     if deeper_than(value, limit):
         return f"nested deeper than {limit} levels"
+    if holds_long_integer(value):
+        return (
+            f"holds an integer of more than {sys.get_int_max_str_digits()} digits, "
+            "more than Python writes as text (sys.set_int_max_str_digits)"
+        )
+    return None
+
+
+def holds_long_integer(value: Any) -> bool:
+    """Whether ``value`` (of bounded depth: see ``deeper_than``) holds an integer ``too_long``."""
     stack: list[Any] = [value]
     while stack:
         item = stack.pop()
@@ -53,11 +63,8 @@ def unwritable(value: Any, limit: int = MAX_VALUE_DEPTH) -> str | None:
         elif isinstance(item, (list, tuple)):
             stack.extend(item)
         elif isinstance(item, int) and too_long(item):
-            return (
-                f"holds an integer of more than {sys.get_int_max_str_digits()} digits, "
-                "more than Python writes as text (sys.set_int_max_str_digits)"
-            )
-    return None
+            return True
+    return False
 
 
 def too_long(number: int) -> bool:

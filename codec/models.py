@@ -37,7 +37,7 @@ from pydantic import (
 )
 
 from codec._client_input import with_responses_content, without_unprintable
-from codec._nesting import MAX_VALUE_DEPTH, NestedTooDeep, deeper_than, unwritable
+from codec._nesting import MAX_VALUE_DEPTH, NestedTooDeep, deeper_than, holds_long_integer, unwritable
 from codec.errors import RenderError, describe
 
 
@@ -138,9 +138,8 @@ class ToolCall(_Frozen):
     def _bounded(cls, arguments: dict[str, Any]) -> dict[str, Any]:
         if deeper_than(arguments, MAX_VALUE_DEPTH):  # json.dumps and templates would recurse past it
             raise NestedTooDeep(f"arguments nested deeper than {MAX_VALUE_DEPTH} levels")
-        problem = unwritable(arguments)  # an integer arguments_json could not write
-        if problem is not None:
-            raise ValueError(f"arguments {problem}")
+        if holds_long_integer(arguments):  # arguments_json could not write it
+            raise ValueError(f"arguments {unwritable(arguments)}")
         return arguments
 
     @property
