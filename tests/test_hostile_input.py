@@ -288,7 +288,7 @@ def test_cli_template_config_the_decoder_cannot_hold(tmp_path: Path, capsys: pyt
 @pytest.mark.parametrize("name", FORMATS)
 def test_cli_render_of_a_lone_surrogate(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path, "input.json", '[{"role": "user", "content": "\\ud800"}]')
-    assert "lone surrogate (U+D800" in cli(capsys, "render", "-f", name, path)
+    assert "lone surrogate, U+D800" in cli(capsys, "render", "-f", name, path)
 
 
 # What still escapes as a raw exception, each in a module this change leaves to its owner.

@@ -134,20 +134,21 @@ def _render(args: argparse.Namespace) -> int:
         allow_special_tokens=args.allow_special_tokens,
         **{**request.options, **dict(args.option)},  # --option wins over the body's
     )
-    sys.stdout.write(_printable(prompt, args.input))
+    sys.stdout.write(_printable(prompt))
     return 0
 
 
-def _printable(prompt: str, path: str) -> str:
-    """``prompt``, unless it holds a lone surrogate (from a ``\\ud800`` escape in the input's
-    JSON), which UTF-8 cannot carry: no prompt can be printed for it."""
+def _printable(prompt: str) -> str:
+    """``prompt``, unless it holds a lone surrogate (from a ``\\ud800`` escape in the JSON of the
+    input, ``--tools`` or an ``--option``), which UTF-8 cannot carry: no prompt can be printed."""
     try:
         prompt.encode("utf-8")
     except UnicodeEncodeError as error:
-        found = prompt[error.start]
+        found = ord(prompt[error.start])
         raise UsageError(
-            f"{display_name(path)}: the prompt would hold a lone surrogate (U+{ord(found):04X}, from a "
-            f"\\u{ord(found):04x} escape with no pair), which is not text; remove it or complete the pair"
+            f"the prompt would hold a lone surrogate, U+{found:04X} at character {error.start}: a \\u{found:04x} "
+            "escape with no pair in the JSON given (input, --tools or --option), which is not text; "
+            "remove it or complete the pair"
         ) from None
     return prompt
 
