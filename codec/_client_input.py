@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from codec._nesting import MAX_VALUE_DEPTH, deeper_than
+from codec._nesting import unwritable
 
 # What to do instead, for each key an assistant message may carry but no template prints.
 _UNPRINTABLE = {
@@ -59,14 +59,18 @@ def with_responses_content(data: Mapping[str, Any]) -> dict[str, Any]:
 def _entry(number: int, entry: Any) -> dict[str, Any]:
     if not isinstance(entry, Mapping) or "response" not in entry:
         raise ValueError(f"tool_responses[{number}] must be an object with a 'response' key")
-    if deeper_than(entry, MAX_VALUE_DEPTH):  # json.dumps and templates would recurse past it
-        raise ValueError(f"tool_responses[{number}] nested deeper than {MAX_VALUE_DEPTH} levels")
+    problem = unwritable(entry)  # json.dumps and templates would fail on it
+    if problem is not None:
+        raise ValueError(f"tool_responses[{number}] {problem}")
     return dict(entry)
 
 
 def _responses_text(entries: list[dict[str, Any]]) -> str:
     """One response's ``response`` (a string as it is, else JSON), or all entries as a JSON array."""
-    if len(entries) == 1:
-        response = entries[0]["response"]
-        return response if isinstance(response, str) else json.dumps(response, ensure_ascii=False)
-    return json.dumps(entries, ensure_ascii=False)
+    value = entries[0]["response"] if len(entries) == 1 else entries
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError) as error:  # a set, a date, a cycle: not JSON
+        raise ValueError(f"tool_responses are not JSON ({error}); give content, or JSON values") from None

@@ -30,6 +30,7 @@ from codec.models import AssistantMessage, Conversation, to_messages
 from codec.registry import FormatSpec
 from codec.render.call import render_time
 from codec.render.renderer import Renderer, UnknownOptions
+from codec.render.template_input import template_options, template_tools
 from codec.template_files import TemplateFile, given_template, names_a_path, read_template
 from codec.turn import Turn
 
@@ -103,6 +104,8 @@ class Codec:
         """``render`` of a ``Conversation`` (from ``parse_prompt``, ``canonical`` or the
         ``followed_by`` / ``with_tool_results`` helpers) with its tools, options and generation
         prompt; ``overrides`` replace any of them (e.g. ``now=``)."""
+        if not isinstance(conversation, Conversation):
+            raise RenderError(f"render_conversation takes a codec.Conversation, got {type(conversation).__name__}")
         arguments: dict[str, Any] = {
             "tools": list(conversation.tools) or None,
             "add_generation_prompt": conversation.add_generation_prompt,
@@ -346,6 +349,8 @@ class Codec:
         now: datetime | date | str | None,
         options: dict[str, Any],
     ) -> tuple[Conversation, list[_canonical.Loss]]:
+        template_tools(tools)  # the checks render makes of tools and option values, before the rules read them
+        template_options(options)
         draft = _canonical.Draft(
             messages=to_messages(messages),
             tools=[dict(tool) for tool in tools or ()],

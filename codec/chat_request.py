@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from codec.errors import RequestError
+from codec.errors import RequestError, describe
 from codec.render.renderer import UnknownOptions
 
 if TYPE_CHECKING:
@@ -139,13 +139,13 @@ def _tool_choice(choice: Any, constrained: bool) -> ToolChoice:
     if constrained and isinstance(choice, Mapping) and isinstance(_function_name(choice), str):
         return choice
     if choice == "required" or isinstance(choice, Mapping):
-        forced = "a call" if choice == "required" else f"the call {_function_name(choice)!r}"
+        forced = "a call" if choice == "required" else f"the call {describe(_function_name(choice))}"
         raise RequestError(
             "tool_choice",
             f"forcing {forced} needs constrained decoding (codec serve --constrain); use 'auto' or 'none'",
         )
     raise RequestError(
-        "tool_choice", f"expected 'auto', 'none', 'required' or {{'type': 'function', ...}}, got {choice!r:.60}"
+        "tool_choice", f"expected 'auto', 'none', 'required' or {{'type': 'function', ...}}, got {describe(choice, 60)}"
     )
 
 
@@ -177,7 +177,8 @@ def _options(body: Mapping[str, Any], codec: Codec, *, ignore_unknown: bool) -> 
     if options.setdefault("reasoning_effort", effort) != effort:
         raise RequestError(
             "reasoning_effort",
-            f"{effort!r:.40} differs from chat_template_kwargs.reasoning_effort {options['reasoning_effort']!r:.40}",
+            f"{describe(effort)} differs from chat_template_kwargs.reasoning_effort "
+            f"{describe(options['reasoning_effort'])}",
         )
     return options
 

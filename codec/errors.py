@@ -107,6 +107,13 @@ class UnknownTemplateError(UnknownFormatError):
 
 
 def describe(value: Any, limit: int = 40) -> str:
-    """A short repr for error messages, so a 50 KB argument does not flood a traceback."""
-    text = repr(value)
+    """A short repr for error messages, so a 50 KB argument does not flood a traceback.
+
+    It never raises: a value nested past the recursion limit, or holding an integer longer than
+    Python writes (``sys.get_int_max_str_digits``), is shown by its type alone, so that the
+    error being built for it is not replaced by a ``RecursionError`` or ``ValueError``."""
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):
+        text = f"<{type(value).__name__} too large to show>"
     return text if len(text) <= limit else text[: limit - 3] + "..."

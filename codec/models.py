@@ -37,8 +37,8 @@ from pydantic import (
 )
 
 from codec._client_input import with_responses_content, without_unprintable
-from codec._nesting import MAX_VALUE_DEPTH, NestedTooDeep, deeper_than
-from codec.errors import RenderError
+from codec._nesting import MAX_VALUE_DEPTH, NestedTooDeep, deeper_than, holds_long_integer, unwritable
+from codec.errors import RenderError, describe
 
 
 class _Frozen(BaseModel):
@@ -79,6 +79,13 @@ class MediaPart(BaseModel):
     model_config = ConfigDict(frozen=True, extra="allow")
     type: Literal["image", "image_url", "audio", "input_audio", "audio_url", "video", "video_url"]
 
+    @model_validator(mode="after")
+    def _bounded(self) -> MediaPart:
+        problem = unwritable(self.model_extra or {})  # dumps and error messages would fail on it
+        if problem is not None:
+            raise ValueError(f"the {self.type} part's payload {problem}")
+        return self
+
 
 ContentPart = Annotated[TextPart | MediaPart, Field(discriminator="type")]
 Content = str | tuple[ContentPart, ...]
@@ -112,7 +119,9 @@ class ToolCall(_Frozen):
     def _from_openai(cls, data: Any) -> Any:
         if isinstance(data, Mapping) and data.get("type", "function") != "function":
             # openai's SDK also dumps custom tool calls: {"type": "custom", "custom": {...}}
-            raise ValueError(f"a tool call of type {data['type']!r} cannot be rendered; only 'function' calls can")
+            raise ValueError(
+                f"a tool call of type {describe(data['type'])} cannot be rendered; only 'function' calls can"
+            )
         if not isinstance(data, Mapping) or "function" not in data:
             return data
         function = data["function"]
@@ -129,6 +138,8 @@ class ToolCall(_Frozen):
     def _bounded(cls, arguments: dict[str, Any]) -> dict[str, Any]:
         if deeper_than(arguments, MAX_VALUE_DEPTH):  # json.dumps and templates would recurse past it
             raise NestedTooDeep(f"arguments nested deeper than {MAX_VALUE_DEPTH} levels")
+        if holds_long_integer(arguments):  # arguments_json could not write it
+            raise ValueError(f"arguments {unwritable(arguments)}")
         return arguments
 
     @property
@@ -163,6 +174,8 @@ def _arguments_object(arguments: Any) -> Any:
             raise ValueError(f"arguments are not valid JSON: {error}") from None
         except RecursionError:
             raise NestedTooDeep(f"arguments nested deeper than {MAX_VALUE_DEPTH} levels") from None
+        except ValueError as error:  # an integer longer than int() reads (sys.get_int_max_str_digits)
+            raise ValueError(f"arguments cannot be read: {error}") from None
     if not isinstance(arguments, Mapping):
         raise ValueError(f"arguments must be a JSON object, got {type(arguments).__name__}")
     return dict(arguments)
@@ -372,7 +385,10 @@ class Conversation(_Frozen):
     def with_tool_results(self, results: Mapping[str, Any]) -> Conversation:
         """The conversation after running the last assistant message's calls: one tool message
         per call, in call order, from ``results`` keyed by call id (a string result is used as
-        it is, anything else as JSON). ``RenderError`` names a call without a result."""
+        it is, anything else as JSON). ``RenderError`` names a call without a result, or one
+        that cannot be written as JSON."""
+        if not isinstance(results, Mapping):
+            raise RenderError(f"results must be a dict of tool results keyed by call id, got {type(results).__name__}")
         last = self.messages[-1] if self.messages else None
         if not isinstance(last, AssistantMessage) or not last.tool_calls:
             raise RenderError("the conversation does not end with tool calls", message_index=len(self.messages) - 1)
@@ -380,10 +396,22 @@ class Conversation(_Frozen):
         for call in last.tool_calls:
             if call.id is None or call.id not in results:
                 raise RenderError(f"no result for call {call.id!r} ({call.name})", message_index=len(self.messages) - 1)
-            result = results[call.id]
-            text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+            text = _result_text(results[call.id], call)
             replies.append(ToolMessage(content=text, tool_call_id=call.id, name=call.name))
         return self.followed_by(*replies)
+
+
+def _result_text(result: Any, call: ToolCall) -> str:
+    """A tool's result as the tool message's text: a string as it is, anything else as JSON."""
+    if isinstance(result, str):
+        return result
+    problem = unwritable(result)
+    if problem is None:
+        try:
+            return json.dumps(result, ensure_ascii=False)
+        except (TypeError, ValueError) as error:  # a set, a date, a cycle: not JSON
+            problem = f"is not JSON ({error})"
+    raise RenderError(f"the result for call {call.id!r} ({call.name}) {problem}; pass a string, or JSON values")
 
 
 def to_message(message: Any, index: int = 0) -> AnyMessage:
@@ -397,19 +425,34 @@ def to_message(message: Any, index: int = 0) -> AnyMessage:
     role = message.get("role")
     if role not in ("system", "developer", "user", "assistant", "tool"):
         raise RenderError(
-            f"unknown role {role!r}; expected system, developer, user, assistant or tool", message_index=index
+            f"unknown role {describe(role)}; expected system, developer, user, assistant or tool", message_index=index
         )
     try:
         validated: AnyMessage = _MESSAGE.validate_python(dict(message))
         return validated
     except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"][1:])
-        text = first["msg"].removeprefix("Value error, ")  # a validator's own words
+        where, text = _furthest(error)
         at = f" at {where}" if where else ""
         raise RenderError(f"invalid {role} message{at}: {text}", message_index=index) from None
 
 
+def _furthest(error: ValidationError) -> tuple[str, str]:
+    """Where and what of the problem validation got furthest into the message. Content is a
+    string or a list of parts, and pydantic reports both branches: for a bad part, "not a
+    string" (the first) says less than what is wrong with the part. Branch labels (``str``,
+    ``tuple[...]``) are left out of the path."""
+    details = error.errors()
+    deepest = max(details, key=lambda detail: len(detail["loc"]))  # the first of the longest
+    path = [part for part in deepest["loc"][1:] if not _branch_label(part)]
+    return ".".join(map(str, path)), deepest["msg"].removeprefix("Value error, ")  # a validator's own words
+
+
+def _branch_label(part: str | int) -> bool:
+    return part == "str" or (isinstance(part, str) and "[" in part)
+
+
 def to_messages(messages: Iterable[Any]) -> list[AnyMessage]:
     """Validate a list of OpenAI dicts or models into message models."""
+    if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Iterable):
+        raise RenderError(f"messages must be a list of messages, got {type(messages).__name__}")
     return [to_message(message, index) for index, message in enumerate(messages)]

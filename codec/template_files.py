@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codec.errors import RenderError
+from codec.errors import RenderError, describe
 from codec.render.call import template_source
 
 _IN_A_MODEL_DIRECTORY = ("chat_template.jinja", "chat_template.json", "tokenizer_config.json")
@@ -96,6 +96,10 @@ def _from_config(path: Path) -> TemplateFile:
         config = json.loads(_read(path))
     except json.JSONDecodeError as error:
         raise RenderError(f"{path} is not JSON: line {error.lineno}, column {error.colno}: {error.msg}") from None
+    except (RecursionError, ValueError) as error:  # nested past the recursion limit, or a 5,000-digit number
+        raise RenderError(
+            f"{path} is JSON too large to read: {type(error).__name__}: {describe(str(error), 80)}"
+        ) from None
     template = config.get("chat_template") if isinstance(config, dict) else None
     if template is None:
         raise RenderError(f'{path} has no "chat_template"; the model directory may hold a chat_template.jinja')
@@ -123,5 +127,5 @@ def _chosen(template: Any, path: Path) -> str:
 def _read(path: Path) -> str:
     try:
         return path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeError) as error:
+    except (OSError, ValueError) as error:  # ValueError: not UTF-8, or a NUL in the path
         raise RenderError(f"cannot read the chat template {str(path)!r}: {error}") from None

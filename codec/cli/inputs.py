@@ -38,11 +38,26 @@ def read_text(path: str) -> str:
 
 def load_json(path: str) -> Any:
     try:
-        return json.loads(read_text(path))
+        return json_value(read_text(path))
     except json.JSONDecodeError as error:
         raise UsageError(
             f"{display_name(path)}: invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
         ) from None
+    except ValueError as error:
+        raise UsageError(f"{display_name(path)}: {error}") from None
+
+
+def json_value(text: str) -> Any:
+    """``json.loads(text)``; ``ValueError`` saying why for what the decoder cannot hold: arrays
+    and objects nested past Python's recursion limit, and integers longer than Python reads."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply to read (thousands of levels of arrays or objects)") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as error:  # int(): more digits than sys.get_int_max_str_digits()
+        raise ValueError(f"a JSON number too long to read ({error})") from None
 
 
 def load_tools(path: str) -> list[Any]:
@@ -60,6 +75,10 @@ def _load_list(path: str, key: str) -> list[Any]:
     found = data.get(key) if isinstance(data, dict) else data
     if not isinstance(found, list):
         raise UsageError(f'{display_name(path)}: expected a JSON list of {key} or {{"{key}": [...]}}')
+    for index, item in enumerate(found):
+        if not isinstance(item, dict):  # each is an object, in every command that reads them
+            kind = "null" if item is None else type(item).__name__
+            raise UsageError(f"{display_name(path)}: {key}[{index}] must be a JSON object, got {kind}")
     return found
 
 
@@ -109,9 +128,11 @@ def option_pair(text: str) -> tuple[str, Any]:
     if not equals or not key:
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
     try:
-        return key, json.loads(value)
+        return key, json_value(value)
     except json.JSONDecodeError:
         return key, value
+    except ValueError as error:  # JSON, but more than Python reads
+        raise argparse.ArgumentTypeError(f"{key}: {error}") from None
 
 
 def add_option_argument(parser: argparse.ArgumentParser, help: str) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import codecs
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -30,7 +29,7 @@ from codec.cli.inputs import (
     open_binary,
     read_text,
 )
-from codec.cli.output import emit, report, result_json
+from codec.cli.output import emit, json_text, report, result_json
 from codec.engine.stream import StreamParser
 from codec.errors import CodecError
 
@@ -135,8 +134,23 @@ def _render(args: argparse.Namespace) -> int:
         allow_special_tokens=args.allow_special_tokens,
         **{**request.options, **dict(args.option)},  # --option wins over the body's
     )
-    sys.stdout.write(prompt)
+    sys.stdout.write(_printable(prompt))
     return 0
+
+
+def _printable(prompt: str) -> str:
+    """``prompt``, unless it holds a lone surrogate (from a ``\\ud800`` escape in the JSON of the
+    input, ``--tools`` or an ``--option``), which UTF-8 cannot carry: no prompt can be printed."""
+    try:
+        prompt.encode("utf-8")
+    except UnicodeEncodeError as error:
+        found = ord(prompt[error.start])
+        raise UsageError(
+            f"the prompt would hold a lone surrogate, U+{found:04X} at character {error.start}: a \\u{found:04x} "
+            "escape with no pair in the JSON given (input, --tools or --option), which is not text; "
+            "remove it or complete the pair"
+        ) from None
+    return prompt
 
 
 def _configure_parse(parser: argparse.ArgumentParser) -> None:
@@ -176,7 +190,7 @@ def _parse(args: argparse.Namespace) -> int:
     else:
         report(parser.diagnostics)
         result = reply.to_openai()
-    sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.write(json_text(result, indent=2) + "\n")
     return 0
 
 

@@ -34,10 +34,22 @@ def event_json(event: codec.Event) -> dict[str, Any]:
     return record
 
 
+def json_text(value: Any, indent: int | None = None) -> str:
+    """``value`` as JSON with text kept as it is, unless it holds a lone surrogate (the model
+    wrote ``"\\ud800"`` in a JSON argument): UTF-8 cannot carry one, so then every non-ASCII
+    character is written as a ``\\u`` escape, which can."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, indent=indent)
+    return text
+
+
 def emit(events: list[codec.Event]) -> None:
     """One JSON line per event on stdout, flushed, so a pipe sees each as it is parsed."""
     for event in events:
-        sys.stdout.write(json.dumps(event_json(event), ensure_ascii=False) + "\n")
+        sys.stdout.write(json_text(event_json(event)) + "\n")
     if events:
         sys.stdout.flush()
 
