@@ -260,6 +260,7 @@ class Codec:
         events: bool = True,
     ) -> StreamParser:
         """A parser for the completion after a prompt that ends with ``generation_prompt``."""
+        _check_parse_arguments(tools, id_factory, limits)
         return StreamParser(
             self.spec.grammar,
             prompt=generation_prompt,
@@ -496,3 +497,14 @@ def _nested_too_deep(error: BaseException) -> bool:
     if isinstance(error, ValidationError):
         return any(isinstance(detail.get("ctx", {}).get("error"), NestedTooDeep) for detail in error.errors())
     return isinstance(error, NestedTooDeep | RecursionError)
+
+
+def _check_parse_arguments(tools: Any, id_factory: Any, limits: Any) -> None:
+    """What ``stream``/``parse`` are given beside the text, checked once per parser (a mistake
+    here would otherwise surface as a ``TypeError`` deep in the engine)."""
+    if tools is not None and (isinstance(tools, str | bytes) or not isinstance(tools, Sequence)):
+        raise RenderError(f"tools must be a list of tool definitions, got {type(tools).__name__}")
+    if id_factory is not None and not callable(id_factory):
+        raise RenderError(f"id_factory must be callable (index -> id), got {type(id_factory).__name__}")
+    if not isinstance(limits, Limits):
+        raise RenderError(f"limits must be a codec.Limits, got {type(limits).__name__}")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codec.errors import CodecError
+from codec.errors import CodecError, describe
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +35,7 @@ class Limits:
     def __post_init__(self) -> None:
         for name in ("max_depth", "max_argument_chars", "max_calls", "max_diagnostics"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
-                raise CodecError(f"Limits.{name} must be a positive integer, got {getattr(self, name)!r}")
+                raise CodecError(f"Limits.{name} must be a positive integer, got {describe(getattr(self, name))}")
 
 
 DEFAULT_LIMITS = Limits()

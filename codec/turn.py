@@ -19,6 +19,7 @@ from codec import constrain
 from codec.chunks import ChunkStream, ReasoningField, completion_dict
 from codec.constrain import ToolChoice
 from codec.engine.stream import StreamParser
+from codec.errors import RenderError
 from codec.limits import DEFAULT_LIMITS, Limits
 from codec.models import AnyMessage, AssistantMessage, Conversation, ToolMessage, to_message
 
@@ -171,6 +172,11 @@ class Turn:
 
 
 def _tool_messages(reply: AnyMessage, results: Mapping[str, Any] | Sequence[Any], first_index: int) -> list[AnyMessage]:
+    if isinstance(results, str) or not isinstance(results, Mapping | Sequence):
+        raise RenderError(
+            f"follow_up(tool_results=...) takes a mapping of call ids to results or a list of tool "
+            f"messages, got {type(results).__name__}"
+        )
     if not isinstance(results, Mapping):
         return [to_message(result, first_index + i) for i, result in enumerate(results)]
     if not results:

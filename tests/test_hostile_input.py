@@ -293,9 +293,6 @@ def test_cli_render_of_a_lone_surrogate(name: str, tmp_path: Path, capsys: pytes
 
 # What still escapes as a raw exception, each in a module this change leaves to its owner.
 KNOWN_ESCAPES: dict[str, Callable[[Any], object]] = {  # a codec.Codec, typed Any: the calls are wrong on purpose
-    "parse(completion) of a non-str (api.parse)": lambda c: c.parse(3),
-    "StreamParser.feed of bytes (engine)": lambda c: c.stream().feed(b"hi"),
-    "parse(tools=) not a list (api._parser)": lambda c: c.parse("hi", tools=3),
     "parse(**options) nested deep (renderer.generation_prompt's repr)": lambda c: c.parse(
         "hi", **{sorted(c.options)[0]: DEEP_DICT}
     ),
@@ -307,6 +304,13 @@ KNOWN_ESCAPES: dict[str, Callable[[Any], object]] = {  # a codec.Codec, typed An
     "canonical of a tool schema holding HUGE (formats/*/canonical json.dumps)": lambda c: c.canonical(
         [USER], tools=[{"type": "function", "function": {"name": "f", "parameters": {"maximum": HUGE}}}]
     ),
+    "detect() of a lone surrogate: UnicodeEncodeError (detect._by_hash)": lambda c: codec.detect("\ud800"),
+}
+# Once escapes, now the documented error in every format (issue 21, item 10).
+NOW_CODEC_ERRORS: dict[str, Callable[[Any], object]] = {  # a codec.Codec, typed Any: wrong on purpose
+    "parse(completion) of a non-str (api.parse)": lambda c: c.parse(3),
+    "StreamParser.feed of bytes (engine)": lambda c: c.stream().feed(b"hi"),
+    "parse(tools=) not a list (api._parser)": lambda c: c.parse("hi", tools=3),
     "Limits(max_depth=-HUGE): its error repr()s the value (limits.py)": lambda c: codec.Limits(max_depth=-HUGE),
     "parse(limits=) no Limits (api._stream / engine)": lambda c: c.parse(
         c.spec.demo.completion,
@@ -318,11 +322,17 @@ KNOWN_ESCAPES: dict[str, Callable[[Any], object]] = {  # a codec.Codec, typed An
         id_factory=5,
         **c.spec.demo.options,
     ),
-    "detect() of a lone surrogate: UnicodeEncodeError (detect._by_hash)": lambda c: codec.detect("\ud800"),
     "Turn.follow_up(tool_results=) neither a dict nor a list (turn._tool_messages)": lambda c: c.prepare(
         [USER]
     ).follow_up("hi", 5),
 }
+
+
+@pytest.mark.parametrize("case", NOW_CODEC_ERRORS)
+def test_once_escapes_are_codec_errors(case: str) -> None:
+    for name in FORMATS:
+        with pytest.raises(CodecError):
+            NOW_CODEC_ERRORS[case](codec.load(name))
 
 
 @pytest.mark.parametrize("case", KNOWN_ESCAPES)

@@ -171,6 +171,10 @@ class StreamParser:
         except ParseError as error:
             self._failed = error
             raise
+        except TypeError:
+            if isinstance(chunk, str):
+                raise
+            raise CodecError(f"feed() takes text (str), got {type(chunk).__name__}: decode it first") from None
         events = self._builder.events  # ``_drain``, written out: this runs once per chunk
         if not events:
             return []
