@@ -103,8 +103,8 @@ def test_a_string_value_streams_as_it_arrives() -> None:
     assert stream.feed("ld\\n") == ("ld\\n", "")
     assert stream.feed("\\") == ("", "")  # an escape cut off: held back, one character
     assert stream.feed('"') == ('\\"', "")
-    assert stream.feed('"}') == ('"}', "")
-    assert stream.close() == ("", True)
+    assert stream.feed('"}') == ('"', "")  # the object's } is written when the call ends
+    assert stream.close() == ("}", True)
 
 
 @pytest.mark.parametrize("escaped", ["\\ud83d\\ude00", "\\u00e9", "\\u0000", "\\/", "\\b\\f\\r\\t"])

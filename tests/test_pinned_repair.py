@@ -237,13 +237,14 @@ def test_an_insertion_costs_one_per_inserted_marker() -> None:
     assert [(d.code, d.offset) for d in reply.diagnostics] == [("missing_marker", 0), ("unexpected_marker", 2)]
 
 
-def test_two_marker_insertions_are_found_after_every_first_marker() -> None:
-    """GLM: ``</think>`` right after ``<tool_call>``: no single marker makes it fit; of the pairs,
-    ``</tool_call><think>`` (after the first candidate, not the last) does, and at a tie of 2
-    between structures it is preferred."""
+def test_a_marker_read_only_by_closing_a_call_whose_name_never_came_leaves_it_content() -> None:
+    """GLM: ``</think>`` right after ``<tool_call>`` fits only by closing the call
+    (``</tool_call><think>``): a call is never finished so when its name may not be complete.
+    It is content, and ``</think>``, read anew after it, gets its ``<think>``."""
     reply = GLM.parse("</think><tool_call></think>")
-    assert [(d.code, d.offset) for d in reply.diagnostics] == [("missing_marker", 19), ("missing_tool_name", 19)]
-    assert "inserted </tool_call><think> before </think>" in reply.diagnostics[0].message
+    assert [(d.code, d.offset) for d in reply.diagnostics] == [("unfinished_call", 19), ("missing_marker", 19)]
+    assert "inserted <think> before </think>" in reply.diagnostics[1].message
+    assert (reply.content, reply.tool_calls, reply.incomplete_calls) == ("<tool_call>", (), ())
 
 
 AFTER_TOOL_RESULT = [

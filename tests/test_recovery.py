@@ -122,15 +122,20 @@ def test_solar_think_reopened_after_the_low_effort_prompt() -> None:
     assert (reply.reasoning, reply.content) == ("R", "Hi")
 
 
-def test_glm_value_quoting_the_call_markers() -> None:
+def test_a_call_opener_inside_a_glm_value_ends_the_call_unfinished() -> None:
+    """A value that seems to quote ``<tool_call>``: a call's opener inside a call always ends it
+    (issue 21: the model may have cut the call and begun another), so ``f`` is kept apart,
+    unfinished, and the call the opener begins is read as written; the rest is content. The
+    reply's ``finish_reason`` is ``length``: nothing in it is run as it is."""
     text = (
         "<tool_call>f<arg_key>a</arg_key><arg_value>Use <tool_call>x</tool_call> here</arg_value>"
         "<arg_key>b</arg_key><arg_value>2</arg_value></tool_call>"
     )
     reply = parse("glm-effort", text, **GLM_CONTENT)
-    assert calls(reply) == [("f", {"a": "Use <tool_call>x</tool_call> here", "b": 2})]
-    assert reply.content is None
-    assert codes(reply) == ["marker_as_text", "marker_as_text"]
+    assert calls(reply) == [("x", {})]
+    assert [call.arguments for call in reply.incomplete_calls] == [{"a": "Use "}]
+    assert reply.content == " here</arg_value><arg_key>b</arg_key><arg_value>2</arg_value></tool_call>"
+    assert codes(reply)[0] == "unfinished_call" and reply.finish_reason == "length"
 
 
 def test_glm_value_quoting_its_own_close_marker() -> None:
