@@ -114,9 +114,9 @@ class Turn:
     ) -> Iterator[dict[str, Any]]:
         """The ``chat.completion.chunk`` dicts for the model's output, given piece by piece.
 
-        ``finish_reason`` is the engine's (``"length"`` when it hit its token limit) and
-        ``usage`` its token counts, when known; the chunks' own ``finish_reason`` also says
-        ``"length"`` when the output ended inside a call.
+        ``finish_reason`` is the engine's (``"length"`` when it hit its token limit, ``"stop"``
+        when the model ended the output) and ``usage`` its token counts, when known; the
+        chunks' own ``finish_reason`` also says ``"length"`` when a call was not finished.
         """
         stream = self.chunk_stream(
             model=model,
@@ -139,8 +139,9 @@ class Turn:
         reasoning_field: ReasoningField = "reasoning_content",
         id_factory: Callable[[int], str] | None = None,
     ) -> dict[str, Any]:
-        """The ``chat.completion`` dict for the whole output ``text``."""
-        message = self.parse(text, id_factory=id_factory)
+        """The ``chat.completion`` dict for the whole output ``text``; ``finish_reason`` is the
+        engine's, read as ``Codec.parse`` reads it."""
+        message = self.parse(text, id_factory=id_factory, finish_reason=finish_reason)
         return completion_dict(
             message, model=model, upstream_finish_reason=finish_reason, usage=usage, reasoning_field=reasoning_field
         )
