@@ -166,6 +166,10 @@ def test_the_engines_finish_reason_decides_a_call_missing_only_its_closer(fmt: s
         assert [call.arguments for call in cut.tool_calls] == ARGUMENTS[:1], reason
         assert cut.truncated_call is not None and cut.truncated_call.arguments == ARGUMENTS[1]
         assert cut.finish_reason == "length"
+    turn = c.prepare(HISTORY, tools=TOOLS, now=NOW)  # the serving path reads the reason too
+    for reason, calls, finish in (("stop", 2, "tool_calls"), ("length", 1, "length")):
+        [choice] = turn.completion(text[:start], model="m", finish_reason=reason)["choices"]
+        assert (len(choice["message"]["tool_calls"]), choice["finish_reason"]) == (calls, finish)
 
 
 @pytest.mark.parametrize("fmt", codec.formats())
