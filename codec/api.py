@@ -16,7 +16,7 @@ from lark.exceptions import VisitError
 from pydantic import ValidationError
 
 from codec import _canonical, constrain, registry
-from codec._nesting import MAX_VALUE_DEPTH, NestedTooDeep
+from codec._nesting import MAX_VALUE_DEPTH, NestedTooDeep, unwritable
 from codec._prefix import PrefixCheck
 from codec._prefix import check as check_prefix
 from codec._resources import read_text
@@ -245,6 +245,7 @@ class Codec:
         allows at most one call. ``codec.constrain.build`` also gives what it cannot enforce
         (docs/constraint.md). Needs no extra; checking text against it needs ``llguidance``.
         """
+        _check_tool_shapes(tools)
         return constrain.constraint(
             self, tools=tools, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls, **options
         )
@@ -351,6 +352,7 @@ class Codec:
         options: dict[str, Any],
     ) -> tuple[Conversation, list[_canonical.Loss]]:
         template_tools(tools)  # the checks render makes of tools and option values, before the rules read them
+        _check_tool_shapes(tools)  # and the shape the rules read (a template may not read it)
         template_options(options)
         draft = _canonical.Draft(
             messages=to_messages(messages),
@@ -508,3 +510,18 @@ def _check_parse_arguments(tools: Any, id_factory: Any, limits: Any) -> None:
         raise RenderError(f"id_factory must be callable (index -> id), got {type(id_factory).__name__}")
     if not isinstance(limits, Limits):
         raise RenderError(f"limits must be a codec.Limits, got {type(limits).__name__}")
+
+
+def _check_tool_shapes(tools: Any) -> None:
+    """Tools read by Python (``canonical``, ``constraint``), not by a template: each an object
+    whose function (or itself) has a string ``name`` and, if any, object ``parameters``, with
+    nothing JSON cannot write."""
+    for index, tool in enumerate(tools or ()):
+        function = tool.get("function", tool) if isinstance(tool, Mapping) else None
+        if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+            raise RenderError(f"tools[{index}]: a tool is an object with a function that has a string name")
+        if not isinstance(function.get("parameters", {}), Mapping):
+            raise RenderError(f"tools[{index}]: the function's parameters must be a JSON schema object")
+        why = unwritable(tool)
+        if why is not None:
+            raise RenderError(f"tools[{index}] {why}")

@@ -297,13 +297,6 @@ KNOWN_ESCAPES: dict[str, Callable[[Any], object]] = {  # a codec.Codec, typed An
         "hi", **{sorted(c.options)[0]: DEEP_DICT}
     ),
     "render(unknown_options=[]) (renderer.select_options)": lambda c: c.render([USER], unknown_options=[]),
-    "constraint(tools=[1]) (constrain)": lambda c: c.constraint(tools=[1]),
-    "canonical of a tool whose function is no object (formats/*/canonical)": lambda c: c.canonical(
-        [USER], tools=[{"type": "function", "function": 1}]
-    ),
-    "canonical of a tool schema holding HUGE (formats/*/canonical json.dumps)": lambda c: c.canonical(
-        [USER], tools=[{"type": "function", "function": {"name": "f", "parameters": {"maximum": HUGE}}}]
-    ),
     "detect() of a lone surrogate: UnicodeEncodeError (detect._by_hash)": lambda c: codec.detect("\ud800"),
 }
 # Once escapes, now the documented error in every format (issue 21, item 10).
@@ -325,6 +318,13 @@ NOW_CODEC_ERRORS: dict[str, Callable[[Any], object]] = {  # a codec.Codec, typed
     "Turn.follow_up(tool_results=) neither a dict nor a list (turn._tool_messages)": lambda c: c.prepare(
         [USER]
     ).follow_up("hi", 5),
+    "constraint(tools=[1]) (constrain)": lambda c: c.constraint(tools=[1]),
+    "canonical of a tool whose function is no object (formats/*/canonical)": lambda c: c.canonical(
+        [USER], tools=[{"type": "function", "function": 1}]
+    ),
+    "canonical of a tool schema holding HUGE (formats/*/canonical json.dumps)": lambda c: c.canonical(
+        [USER], tools=[{"type": "function", "function": {"name": "f", "parameters": {"maximum": HUGE}}}]
+    ),
 }
 
 
