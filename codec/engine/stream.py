@@ -413,7 +413,7 @@ class StreamParser:
         """Where content would start and a call may open: how a call's head reads after its
         opening marker, when it starts with a fixed word (Gemma's ``call:NAME{``) — text that
         starts so implies the opener the model left out."""
-        if self._run is not None or self._pending:
+        if self._run is not None or self._pending or self._strict:  # strict: the grammar's reading only
             return None
         accepted = self._accepts()
         if _CALL_OPEN not in accepted or CONTENT not in accepted:
