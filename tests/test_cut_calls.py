@@ -17,7 +17,6 @@ it. For every reading:
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from typing import Any
@@ -29,7 +28,7 @@ from codec.chunks import ChunkStream
 from codec.engine.grammar import compiled
 from codec.registry import FORMATS
 from support.calls import HISTORY, NOW, tool
-from support.parsing import fold, ids
+from support.parsing import fold, ids, is_json
 from test_prompt_roundtrip import completion_after
 
 TOOLS = [
@@ -188,7 +187,7 @@ def test_chunks_of_a_cut_call_carry_no_runnable_call(fmt: str) -> None:
             for choice in chunk["choices"]
             for call in choice["delta"].get("tool_calls", [])
         )
-        assert joined.startswith("{") and not _is_json(joined), joined
+        assert joined.startswith("{") and not is_json(joined), joined
         assert chunks[-1]["choices"][0]["finish_reason"] == "length"
 
 
@@ -201,14 +200,6 @@ def test_a_call_stopped_at_a_limit_ends_the_reply_with_length(fmt: str) -> None:
         stream = ChunkStream(codec.load(fmt).stream(tools=TOOLS, limits=limits), model="m")
         chunks = stream.feed(text) + stream.close(upstream_finish_reason="stop")
         assert chunks[-1]["choices"][0]["finish_reason"] == "length"
-
-
-def _is_json(text: str) -> bool:
-    try:
-        json.loads(text)
-    except ValueError:
-        return False
-    return True
 
 
 LONG = 'Here is a "quoted" line,\twith a tab\nand a newline. ' * 4

@@ -58,7 +58,8 @@ def outcome(reply: codec.AssistantMessage) -> tuple[object, ...]:
     return calls, reply.content, [(d.code, d.offset) for d in reply.diagnostics]
 
 
-def _is_json(text: str) -> bool:
+def is_json(text: str) -> bool:
+    """Whether ``text`` is one JSON value."""
     try:
         json.loads(text)
     except ValueError:
@@ -87,7 +88,7 @@ def fold(events: list[Event]) -> dict[str, Any]:
             if event.complete:
                 assert call["arguments"] == event.call.arguments_json, "fragments join to the final JSON"
             else:  # an unfinished call's fragments never close its JSON: no client can run it
-                assert not _is_json(call["arguments"]), f"unfinished call streamed as JSON: {call['arguments']!r}"
+                assert not is_json(call["arguments"]), f"unfinished call streamed as JSON: {call['arguments']!r}"
                 assert event.call.arguments_json.startswith(call["arguments"])
             assert (call["id"], call["name"]) == (event.call.id, event.call.name)
             call["ended"] = True
