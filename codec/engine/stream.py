@@ -61,6 +61,10 @@ token), as OpenAI, vLLM, SGLang, llama.cpp and Anthropic-style engines name it."
 ENGINE_LENGTH = frozenset({"length", "max_tokens"})
 """Engine finish reasons that say the engine cut the output at its token limit."""
 
+_INSERTED = 64
+"""More than the JSON that the markers a repair inserts into one call can write (closing quotes
+and brackets): text of no length, so not bounded by ``LONGEST_ESCAPE``."""
+
 PATTERN_BUFFER_LIMIT = 1024
 """Text held for pattern lexing before it must be decided (a header, never a payload)."""
 
@@ -125,6 +129,7 @@ class StreamParser:
         self._before_call: Stack | None = None  # the parser's stack before the open call's marker
         self._pending = ""  # text waiting for pattern lexing
         self._budget = -1  # characters of the run in progress that cannot pass a size limit
+        self._call_start = 0  # where the last call opened (its opener's offset)
         self._blank: list[str] = []  # white space before the queue, waiting to show whether it is layout
         # Pieces not yet parsed: held while a refused marker waits for its lookahead, or white
         # space waits to show whether it is layout (engine/repair.py).
@@ -727,6 +732,7 @@ class StreamParser:
     def _feed(self, name: str, text: str, inserted: bool = False) -> None:
         if name == "CALL_OPEN":  # the name the builder knows a call by, too
             self._before_call = self._lalr.stack
+            self._call_start = self._position.offset
         self._lalr.shift(name, text)
         self._last = name
         run = self._run = name if name in self._free_terminals else None
@@ -735,8 +741,17 @@ class StreamParser:
         self._straying = False
         builder = self._builder
         self._budget = -1  # worked out when the run goes on (``_continue``)
+        # Whether this text may take an open call past its size limit: asked of the builder only
+        # when all the call's text so far, this too, could (each character is at most
+        # ``LONGEST_ESCAPE`` of JSON, and what a repair inserts a few more).
         wanted = LONGEST_ESCAPE * len(text)
-        if run is not None and wanted and builder.in_call and wanted > builder.room(wanted):
+        if (
+            run is not None
+            and LONGEST_ESCAPE * (self._position.offset - self._call_start) + wanted + _INSERTED
+            > self._limits.max_argument_chars
+            and builder.in_call
+            and wanted > builder.room(wanted)
+        ):
             self._run_handler = None
             self._metered(text, lambda piece: builder.token(name, piece, inserted))
             return
