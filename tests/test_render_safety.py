@@ -451,8 +451,8 @@ def spent(monkeypatch: pytest.MonkeyPatch) -> list[budget.Budget]:
     budgets: list[budget.Budget] = []
     make = budget.Budget.for_input
 
-    def recorded(items: int) -> budget.Budget:
-        budgets.append(make(items))
+    def recorded(items: int, chars: int = 0) -> budget.Budget:
+        budgets.append(make(items, chars))
         return budgets[-1]
 
     monkeypatch.setattr(budget.Budget, "for_input", recorded)

@@ -7,18 +7,23 @@ level would take minutes and gigabytes. So every render of a user template carri
 and going over any of its limits stops the render with a ``RenderError`` naming the limit:
 
 - ``MAX_OUTPUT_CHARS``: the prompt, and any one text or value the template builds (a macro's
-  output, a ``{% set %}`` block, the result of ``*``, ``+``, ``~``, ``center``, ``format``, ...);
+  output, a ``{% set %}`` block, the result of ``*``, ``+``, ``~``, ``center``, ``format``,
+  ``list``, ``split``, ...), in characters of text (about bytes), a list's item counting
+  ``ITEM_CHARS``;
 - ``MAX_BUILT_CHARS``: all the text and values it builds, added up;
 - ``MAX_LOOP_ITERATIONS``: loop iterations, all loops together (recursive loops included);
-- ``MAX_STEPS``: template nodes run, each loop iteration and macro call counting its body's size;
+- ``MAX_STEPS``: template nodes run, each loop iteration and macro call counting its body's size,
+  and the work of every filter, test, method and comparison in proportion to what it reads
+  (``work``): ``'x' in text`` a million times over reads a long text a million times;
 - ``MAX_CALLS``: calls of macros, methods and functions;
 - ``MAX_NUMBER_DIGITS``: the size of an integer it computes.
 
 Operations whose result can be far larger than their operands (repetition, powers, padding,
-``replace``, ``join``, formatting, turning a list that repeats one long string into text) are
-estimated before they run (``codec.render.amplifiers``); everything else is measured after.
-A step can still cost time in proportion to the largest value it touches (comparing two long
-strings, say), so a render's time is bounded by the budgets times the size of the input.
+``replace``, ``join``, formatting, splitting, turning text into a list or a list that repeats
+one long string into text) are estimated before they run (``codec.render.amplifiers``); a filter
+given a generator counts its items as it takes them (``Budget.collect``); everything else is
+measured after. So a render's time and memory are bounded by the budgets, whatever the
+template does.
 
 The limits are far above what real templates use: every bundled template, run as a user's
 template, renders a 3,200-message conversation within them. codec's own templates run without a
@@ -28,7 +33,7 @@ budget (``Renderer`` with ``trusted=True``).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sized
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
@@ -42,7 +47,27 @@ million tokens is about 4 million characters; a single tool result of 10 MB stil
 
 MAX_BUILT_CHARS = 500_000_000
 """Characters of all the text and values a template builds in one render, added up (the output
-of nested macros counts at each level, and a list as one character per item)."""
+of nested macros counts at each level)."""
+
+ITEM_CHARS = 8
+"""What one item of a list or tuple a template builds counts for, in characters: the item is a
+pointer of 8 bytes, where a character of text takes about one. Counting an item as one character
+would let ``text | list`` or ``text.split(',')`` build eight times the memory of the text for
+free. A mapping's entry counts twice (a key and a value)."""
+
+CHARS_PER_STEP = 64
+"""Characters of text a filter, method, test or comparison may read for one step (at about a
+nanosecond a character, 64 take about as long as running a template node). An item of a list
+it reads counts as a step."""
+
+CALL_STEPS = 10
+"""Steps a filter or test call costs, besides what it reads: about 2 µs, the time of ten
+template nodes. ``map``, ``select`` and their kind call one for every item."""
+
+READS_PER_CHAR = 64
+"""How many times a long conversation may have each of its characters read, in steps
+(``Budget.for_input``): templates read a message's text a few times (GLM's tests ``'</think>' in
+content``, splits it and strips it twice), never dozens."""
 
 MAX_LOOP_ITERATIONS = 1_000_000
 """Loop iterations in one render, every loop counted (about 0.3 s of empty loops). A long
@@ -94,16 +119,17 @@ class Budget:
     built: int = 0
 
     @classmethod
-    def for_input(cls, items: int) -> Budget:
-        """The budget for a conversation of ``items`` messages and tools: templates may look at
-        every later message from each message (Gemma's does), so loops and calls may number
-        ``items ** 2``, and steps ``STEPS_PER_PAIR * items ** 2``, when that is more than their
-        own limits."""
+    def for_input(cls, items: int, chars: int = 0) -> Budget:
+        """The budget for a conversation of ``items`` messages and tools holding ``chars``
+        characters of text: templates may look at every later message from each message
+        (Gemma's does), so loops and calls may number ``items ** 2``, and steps
+        ``STEPS_PER_PAIR * items ** 2``, when that is more than their own limits; steps may
+        also read every character ``READS_PER_CHAR`` times."""
         pairs = items * items
         return cls(
             loop_limit=max(MAX_LOOP_ITERATIONS, pairs),
             call_limit=max(MAX_CALLS, pairs),
-            step_limit=max(MAX_STEPS, STEPS_PER_PAIR * pairs),
+            step_limit=max(MAX_STEPS, STEPS_PER_PAIR * pairs, READS_PER_CHAR * chars // CHARS_PER_STEP),
         )
 
     def iterate(self, iterable: Iterable[_T]) -> Iterator[_T]:
@@ -139,15 +165,32 @@ class Budget:
             raise _exceeded(too_many, "MAX_NUMBER_DIGITS")
 
     def charge(self, value: _T, what: str = "a value the template builds") -> _T:
-        """Count what the template built: ``value``'s length (a number: its digits)."""
+        """Count what the template built: ``value``'s size (``size``; a number: its digits)."""
         if isinstance(value, int) and not isinstance(value, bool):
             self.digits(value.bit_length() * _DIGITS_PER_BIT, what)
         elif isinstance(value, (str, list, tuple, Mapping)):
-            size = len(value)
+            size = built_size(value)
             if size > MAX_OUTPUT_CHARS:
                 raise _exceeded(f"{what} has {size:,} characters, over {MAX_OUTPUT_CHARS:,}", "MAX_OUTPUT_CHARS")
             self._spend(size)
         return value
+
+    def read(self, *values: Any) -> None:
+        """Spend the steps of reading ``values`` once (``work``), before an operation does."""
+        self.step(sum(map(work, values)))
+
+    def collect(self, iterable: Iterable[_T], what: str) -> list[_T]:
+        """``iterable``'s items as a list (a generator a filter is given), each counted as a
+        step and as ``ITEM_CHARS`` as it is taken, so that a generator of too many items stops
+        before they are all made."""
+        collected: list[_T] = []
+        for item in iterable:
+            collected.append(item)
+            self.step(1)
+            if len(collected) * ITEM_CHARS > MAX_OUTPUT_CHARS:
+                too_many = f"{what} takes more than {MAX_OUTPUT_CHARS // ITEM_CHARS:,} items"
+                raise _exceeded(f"{too_many} ({MAX_OUTPUT_CHARS:,} characters)", "MAX_OUTPUT_CHARS")
+        return self.charge(collected, what)
 
     def output(self, pieces: Iterable[str]) -> list[str]:
         """The pieces of a template's output (or of a macro's, a block's), counted as they
@@ -182,6 +225,32 @@ class Counted:
 
     def __len__(self) -> int:
         return len(self._iterable)
+
+
+def built_size(value: str | list[Any] | tuple[Any, ...] | Mapping[Any, Any]) -> int:
+    """What a text or a collection the template built counts for: its characters, or
+    ``ITEM_CHARS`` per item (two per mapping entry). Items are not looked into: an item built
+    on its own was counted when it was built."""
+    if isinstance(value, str):
+        return len(value)
+    return len(value) * ITEM_CHARS * (2 if isinstance(value, Mapping) else 1)
+
+
+def work(value: Any) -> int:
+    """The steps of reading ``value`` once: a text's characters over ``CHARS_PER_STEP``, a
+    collection's items; nothing for anything else (a number, a generator, whose items are
+    counted as they are made)."""
+    kind = type(value)
+    if kind is str or kind is bytes:
+        return len(value) // CHARS_PER_STEP
+    if kind in _SCALARS:  # the common case, in a comparison: no ABC check
+        return 0
+    if isinstance(value, (str, bytes)):
+        return len(value) // CHARS_PER_STEP
+    return len(value) if isinstance(value, Sized) else 0
+
+
+_SCALARS = frozenset({int, float, bool, type(None)})
 
 
 def _exceeded(what: str, name: str) -> BudgetExceeded:

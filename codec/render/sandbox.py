@@ -11,6 +11,8 @@ compiles templates, without changing what they print:
   iteration, macro call and block spends its body's size in steps (``_budgeted``);
 - ``~``, slices, the ``*``, ``**``, ``%`` and ``+`` operators, calls, filters and printed values
   go through methods that estimate or measure what they build (``codec.render.amplifiers``);
+- every filter and test call spends a step, and filters, tests, methods and comparisons spend
+  the work of reading what they are given (``budget.work``) before they run;
 - the output, and every macro's or block's output, is counted as it is joined
   (``Environment.concat``).
 """
@@ -20,7 +22,7 @@ from __future__ import annotations
 import copy
 import functools
 import types
-from collections.abc import Callable, Sized
+from collections.abc import Callable, Mapping, Sized
 from typing import Any
 
 import jinja2
@@ -31,7 +33,7 @@ import jinja2.utils
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from codec.render import amplifiers
-from codec.render.budget import Budget, Counted, current, text_size
+from codec.render.budget import CALL_STEPS, Budget, Counted, current, text_size, work
 
 
 class BudgetedCodeGenerator(jinja2.compiler.CodeGenerator):
@@ -67,6 +69,22 @@ class BudgetedCodeGenerator(jinja2.compiler.CodeGenerator):
             return
         self.write("environment.budget_charge(")
         super().visit_Getitem(node, frame)
+        self.write(")")
+
+    def visit_Compare(self, node: jinja2.nodes.Compare, frame: jinja2.compiler.Frame) -> None:
+        """``a in b``, ``a == b``: each operand read through ``environment.budget_read``, which
+        spends the work of comparing with it (a long text searched a million times over)."""
+        self.write("(environment.budget_read(")
+        self.visit(node.expr, frame)
+        self.write(")")
+        for operand in node.ops:
+            self.visit(operand, frame)
+        self.write(")")
+
+    def visit_Operand(self, node: jinja2.nodes.Operand, frame: jinja2.compiler.Frame) -> None:
+        """One ``op b`` of a comparison, ``b`` read as in ``visit_Compare``."""
+        self.write(f" {jinja2.compiler.operators[node.op]} environment.budget_read(")
+        self.visit(node.expr, frame)
         self.write(")")
 
     def _output_child_to_const(self, node: jinja2.nodes.Expr, frame: jinja2.compiler.Frame, finalize: Any) -> str:
@@ -145,9 +163,18 @@ class StrictSandbox(ImmutableSandboxedEnvironment):
         )
 
     def budget_filters(self) -> None:
-        """Put every filter on the budget (once the environment's filters are all set)."""
+        """Put every filter and test on the budget (once the environment's are all set)."""
         for name, function in self.filters.items():
             self.filters[name] = _budgeted_filter(name, function)
+        for name, test in self.tests.items():
+            self.tests[name] = _budgeted_test(name, test)
+
+    def budget_read(self, value: Any) -> Any:
+        """An operand of a comparison, its reading spent (called by the compiled template)."""
+        steps = work(value)
+        if steps:
+            current().step(steps)
+        return value
 
     def budget_loop(self, iterable: Any) -> Counted:
         """A loop's iterable, counted (called by the compiled template)."""
@@ -200,10 +227,14 @@ def _estimated_call(budget: Budget, function: Any, args: tuple[Any, ...], kwargs
     if type(function) is types.BuiltinMethodType and isinstance(owner, (str, bytes)):
         estimate = amplifiers.METHODS.get(function.__name__)
         if function.__name__ == "join" and args and not isinstance(args[0], Sized):
-            args = (list(args[0]), *args[1:])
+            args = (budget.collect(args[0], "str.join()"), *args[1:])
+        budget.read(owner, *args, *kwargs.values())
         if estimate is not None:
             _expect(budget, estimate, (owner, *args), kwargs, f"str.{function.__name__}()")
+    elif type(function) is types.BuiltinMethodType and isinstance(owner, (list, tuple, Mapping)):
+        budget.read(*args, *kwargs.values(), *(() if isinstance(owner, Mapping) else (owner,)))  # d.get(k): O(1)
     elif type(wrapped) is types.BuiltinMethodType and isinstance(wrapped.__self__, str):
+        budget.read(wrapped.__self__)
         mapping = kwargs if wrapped.__name__ == "format" else (args[0] if args else {})
         positional = args if wrapped.__name__ == "format" else ()
         _expect(budget, amplifiers.format_method, (wrapped.__self__, positional, mapping), {}, "str.format()")
@@ -228,13 +259,42 @@ def _budgeted_filter(name: str, function: Callable[..., Any]) -> Callable[..., A
     skip = 1 if hasattr(function, "jinja_pass_arg") else 0  # a context or an environment comes first
     sized = name in amplifiers.SIZED_VALUE
 
+    steps = _WORK_FACTOR.get(name, 1) if name not in _CONSTANT_TIME else 0
+
     @functools.wraps(function)
     def budgeted(*args: Any, **kwargs: Any) -> Any:
         budget = current()
         if sized and len(args) > skip and not isinstance(args[skip], Sized):
-            args = (*args[:skip], list(args[skip]), *args[skip + 1 :])
+            args = (*args[:skip], budget.collect(args[skip], f"the {name} filter"), *args[skip + 1 :])
+        budget.step(CALL_STEPS + steps * sum(map(work, (*args[skip:], *kwargs.values()))))
         if estimate is not None:
             _expect(budget, estimate, args[skip:], kwargs, f"the {name} filter")
         return budget.charge(function(*args, **kwargs), f"the result of the {name} filter")
+
+    return budgeted
+
+
+_REGEX_FILTERS = ("title", "striptags", "urlize", "wordwrap", "wordcount", "truncate")
+# Filters that read nothing but the value's length or one end: a step, whatever its size.
+_CONSTANT_TIME = frozenset({"length", "count", "first", "last", "default", "d", "attr"})
+# Filters that do more than read once: sorting makes about log2(n) comparisons an item (for
+# lists of up to a million items); regular expressions take several steps a character.
+_WORK_FACTOR = {"sort": 20, "dictsort": 20, "groupby": 20, **dict.fromkeys(_REGEX_FILTERS, 8)}
+# Tests that compare their value with another: the work of reading both (``x is in text``);
+# any other test (``is string``, ``is defined``) looks at its value's type, a step.
+_COMPARING = frozenset(
+    {"in", "eq", "equalto", "==", "ne", "!=", "lt", "lessthan", "<", "le", "<=", "gt", "greaterthan", ">", "ge", ">="}
+)
+
+
+def _budgeted_test(name: str, test: Any) -> Callable[..., Any]:
+    """The test ``name``, spending a step before it runs (``select('odd')`` runs it once an
+    item), and the work of reading its operands when it compares them."""
+    comparing = name in _COMPARING
+
+    @functools.wraps(test)
+    def budgeted(*args: Any, **kwargs: Any) -> Any:
+        current().step(CALL_STEPS + (sum(map(work, args)) if comparing else 0))
+        return test(*args, **kwargs)
 
     return budgeted

@@ -1,0 +1,123 @@
+"""A user's template cannot spend memory or time past its budget, whatever filter, method,
+test or comparison it uses (issue 21, item 7).
+
+Each case is a template that, before these budgets, built hundreds of megabytes from a text of
+a few (``text | list``: eight bytes an item for one byte a character) or ran for minutes inside
+the loop budget (``'c' in text`` a hundred thousand times over a 40 MB text; ``map`` calling a
+filter for every item). Now each ends in a ``RenderError`` naming the budget it went over.
+
+A case that regressed would hang or swap, so each runs in a forked child with its address space
+capped at a gigabyte above the parent's, and a deadline far above what the budgets allow (about
+a second of work): a regression fails at the deadline, or as a ``MemoryError``, not after
+minutes. Nothing here measures speed.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import resource
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+import pytest
+
+import codec
+
+USER = {"role": "user", "content": "hi"}
+DEADLINE = 30.0  # seconds; the budgets stop every case below in about one
+HEADROOM = 1 << 30  # bytes of address space a case may add to the parent's
+
+TEXT = "{% set big = 'ab' * 20000000 %}"  # 40 MB, within MAX_OUTPUT_CHARS
+TWO = TEXT + "{% set other = 'ab' * 20000000 %}"  # another 40 MB, equal but not the same object
+ITEMS = "{% set items = ('ab' * 3000000) | list %}"  # 6 million items, within MAX_OUTPUT_CHARS
+LOOP = "{% for i in range(100000) %}"
+
+MEMORY = {
+    "text to list": TEXT + "{{ big | list | length }}",
+    "split": TEXT + "{{ big.split('a') | length }}",
+    "splitlines": "{% set big = '\\n' * 40000000 %}{{ big.splitlines() | length }}",
+    "batch of one": "{% set big = 'x' * 20000000 %}{{ big | batch(1) | list | length }}",
+    "slice": "{% set big = 'x' * 10000000 %}{{ big | slice(10000000) | list | length }}",
+    "unique": "{{ ('x' * 40000000) | unique | list | length }}",
+    "tojson of a list": "{{ ('x' * 40000000) | list | tojson | length }}",
+}
+
+STEPS = {
+    "in": TEXT + LOOP + "{% if 'c' in big %}x{% endif %}{% endfor %}",
+    "not in": TEXT + LOOP + "{% if 'c' not in big %}{% endif %}{% endfor %}",
+    "is in test": TEXT + LOOP + "{% if 'c' is in big %}x{% endif %}{% endfor %}",
+    "equality": TWO + LOOP + "{% if big == other %}{% endif %}{% endfor %}",
+    "equalto in select": TWO + LOOP + "{{ [big] | select('equalto', other) | list | length }}{% endfor %}",
+    "str.count": TEXT + LOOP + "{{ big.count('c') }}{% endfor %}",
+    "str.find": TEXT + LOOP + "{{ big.find('c') }}{% endfor %}",
+    "str.startswith": TWO + LOOP + "{{ big.startswith(other) }}{% endfor %}",
+    "str.partition": TEXT + LOOP + "{% set t = big.partition('c') %}{% endfor %}",
+    "list.index": ITEMS + LOOP + "{{ items.index('b') }}{% endfor %}",
+    "wordcount": TEXT + LOOP + "{{ big | wordcount }}{% endfor %}",
+    "sort": ITEMS + "{% for i in range(100) %}{% set s = items | sort %}{% endfor %}",
+    "max": ITEMS + "{% for i in range(1000) %}{{ items | max }}{% endfor %}",
+    "dictsort": "{% set d = dict.fromkeys(range(100000)) %}{% for i in range(10000) %}{% set r = d | dictsort %}"
+    "{% endfor %}",
+    "items of a dict": "{% set d = dict.fromkeys(range(100000)) %}{% for i in range(1000) %}"
+    "{% set x = d.items() | list %}{% endfor %}",
+    "map, a filter per item": "{% for i in range(1000) %}{{ range(100000) | map('string') | map('length') | sum }}"
+    "{% endfor %}",
+    "join of a map, an item at a time": "{{ ('x' * 40000000) | map('upper') | join | length }}",
+    "list of a map, an item at a time": "{{ ('x' * 40000000) | map(attribute='real') | list | length }}",
+    "select, a test per item": "{% for i in range(1000) %}{{ range(100000) | select('odd') | list | length }}"
+    "{% endfor %}",
+}
+
+
+def _render(template: str, results: Connection) -> None:
+    """In the child: render ``template`` as a user's template; send back how it ended."""
+    pages = int(Path("/proc/self/statm").read_text().split()[0])  # the address space, in pages
+    limit = pages * os.sysconf("SC_PAGE_SIZE") + HEADROOM
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    try:
+        codec.load("glm", template=template).render([USER])
+        results.send(("rendered", ""))
+    except BaseException as error:  # the case is what escaped, whatever it is
+        results.send((type(error).__name__, str(error)))
+
+
+def outcome(template: str) -> tuple[str, str]:
+    """How rendering ``template`` ends: the exception's type name and text, ``"rendered"``,
+    or ``"past the deadline"``."""
+    context = multiprocessing.get_context("fork")
+    results, sent = context.Pipe(duplex=False)
+    child = context.Process(target=_render, args=(template, sent))
+    child.start()
+    child.join(DEADLINE)
+    if child.is_alive():
+        child.kill()
+        child.join()
+        return "past the deadline", ""
+    return results.recv() if results.poll() else (f"died with exit code {child.exitcode}", "")
+
+
+@pytest.mark.parametrize("template", MEMORY.values(), ids=MEMORY.keys())
+def test_building_a_large_sequence_is_refused_before_it_is_built(template: str) -> None:
+    kind, text = outcome(template)
+    assert kind == "BudgetExceeded", (kind, text)
+    assert "(codec.render.budget.MAX_OUTPUT_CHARS)" in text
+
+
+@pytest.mark.parametrize("template", STEPS.values(), ids=STEPS.keys())
+def test_reading_a_large_value_over_and_over_stops_at_the_step_budget(template: str) -> None:
+    kind, text = outcome(template)
+    assert kind == "BudgetExceeded", (kind, text)
+    assert "(codec.render.budget.MAX_STEPS)" in text
+
+
+def test_a_budget_error_is_a_render_error() -> None:
+    """In the process itself, for the type: the cases above cross a process boundary by name."""
+    with pytest.raises(codec.RenderError, match=r"went over its budget: .*\(codec\.render\.budget\.MAX_STEPS\)"):
+        codec.load("glm", template=STEPS["in"]).render([USER])
+
+
+def test_a_range_past_the_sandbox_limit_is_a_render_error() -> None:
+    """Jinja's sandbox caps ``range`` itself (``jinja2.sandbox.MAX_RANGE``): no budget needed."""
+    with pytest.raises(codec.RenderError, match="MAX_RANGE"):
+        codec.load("glm", template="{{ range(0, 10**12, 1) | length }}").render([USER])
