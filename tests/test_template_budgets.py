@@ -1,5 +1,6 @@
 """A user's template cannot spend memory or time past its budget, whatever filter, method,
-test or comparison it uses (issue 21, item 7).
+test or comparison it uses; and ``load`` and ``detect`` take templates of a bounded size, checked
+before a file is read (issue 21, item 7).
 
 Each case is a template that, before these budgets, built hundreds of megabytes from a text of
 a few (``text | list``: eight bytes an item for one byte a character) or ran for minutes inside
@@ -14,15 +15,20 @@ minutes. Nothing here measures speed.
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import resource
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
 
 import pytest
 
 import codec
+from codec._resources import read_text
+from codec.registry import FORMATS
+from codec.template_files import MAX_CONFIG_SIZE, MAX_TEMPLATE_SIZE, TemplateTooLargeError
 
 USER = {"role": "user", "content": "hi"}
 DEADLINE = 30.0  # seconds; the budgets stop every case below in about one
@@ -70,24 +76,29 @@ STEPS = {
 }
 
 
-def _render(template: str, results: Connection) -> None:
-    """In the child: render ``template`` as a user's template; send back how it ended."""
+def _run(action: Callable[[], object], results: Connection) -> None:
+    """In the child: run ``action`` with bounded memory; send back how it ended."""
     pages = int(Path("/proc/self/statm").read_text().split()[0])  # the address space, in pages
     limit = pages * os.sysconf("SC_PAGE_SIZE") + HEADROOM
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:
-        codec.load("glm", template=template).render([USER])
-        results.send(("rendered", ""))
+        action()
+        results.send(("done", ""))
     except BaseException as error:  # the case is what escaped, whatever it is
         results.send((type(error).__name__, str(error)))
 
 
 def outcome(template: str) -> tuple[str, str]:
-    """How rendering ``template`` ends: the exception's type name and text, ``"rendered"``,
-    or ``"past the deadline"``."""
+    """How rendering ``template`` as a user's template ends (``ended``)."""
+    return ended(lambda: codec.load("glm", template=template).render([USER]))
+
+
+def ended(action: Callable[[], object]) -> tuple[str, str]:
+    """How ``action`` ends, run in a forked child: the exception's type name and text,
+    ``"done"``, or ``"past the deadline"``."""
     context = multiprocessing.get_context("fork")
     results, sent = context.Pipe(duplex=False)
-    child = context.Process(target=_render, args=(template, sent))
+    child = context.Process(target=_run, args=(action, sent))
     child.start()
     child.join(DEADLINE)
     if child.is_alive():
@@ -121,3 +132,75 @@ def test_a_range_past_the_sandbox_limit_is_a_render_error() -> None:
     """Jinja's sandbox caps ``range`` itself (``jinja2.sandbox.MAX_RANGE``): no budget needed."""
     with pytest.raises(codec.RenderError, match="MAX_RANGE"):
         codec.load("glm", template="{{ range(0, 10**12, 1) | length }}").render([USER])
+
+
+# Sizes: load() and detect() refuse a template (or a config) past its limit, unread
+
+
+def padded(size: int) -> str:
+    """GLM's template, padded with a comment to ``size`` characters (all ASCII: as many bytes)."""
+    glm = read_text("templates", FORMATS["glm"].template)
+    return glm + "{#" + "x" * (size - len(glm) - 4) + "#}"
+
+
+def test_every_bundled_template_is_far_below_the_size_limit() -> None:
+    for spec in FORMATS.values():
+        assert len(read_text("templates", spec.template).encode()) < MAX_TEMPLATE_SIZE / 20
+
+
+def test_a_template_at_the_limit_loads_and_one_past_it_is_refused(tmp_path: Path) -> None:
+    at_limit = padded(MAX_TEMPLATE_SIZE)
+    (tmp_path / "at.jinja").write_text(at_limit, encoding="utf-8")
+    (tmp_path / "past.jinja").write_text(at_limit + "x", encoding="utf-8")
+    assert codec.load(tmp_path / "at.jinja").name == "glm"
+    assert codec.load("glm", template=at_limit).name == "glm"
+    assert codec.detect(at_limit).format == "glm"
+    pattern = rf"has {MAX_TEMPLATE_SIZE + 1:,} (bytes|characters), over the limit of {MAX_TEMPLATE_SIZE:,} "
+    for load in (
+        lambda: codec.load(tmp_path / "past.jinja"),
+        lambda: codec.load("glm", template=tmp_path / "past.jinja"),
+        lambda: codec.load("glm", template=at_limit + "x"),
+        lambda: codec.load(template=at_limit + "x"),
+        lambda: codec.detect(at_limit + "x"),
+    ):
+        with pytest.raises(TemplateTooLargeError, match=pattern + r"\(codec\.template_files\.MAX_TEMPLATE_SIZE\)"):
+            load()
+
+
+def test_a_huge_file_is_refused_without_being_read(tmp_path: Path) -> None:
+    """A sparse 8 GiB file (no disk used): reading it whole would need 8 GiB of memory."""
+    for name in ("chat_template.jinja", "tokenizer_config.json"):
+        huge = tmp_path / name
+        with huge.open("wb") as file:
+            file.truncate(8 << 30)
+        for path in (huge, tmp_path):  # the file, and the model directory holding it
+            kind, text = ended(lambda path=path: codec.load(path))
+            assert kind == "TemplateTooLargeError", (kind, text)
+            assert f"has {8 << 30:,} bytes, over the limit of " in text
+        huge.unlink()
+
+
+def test_a_device_is_refused_unread() -> None:
+    """``/dev/zero`` never ends; it has no size to look up."""
+    kind, text = ended(lambda: codec.load("/dev/zero"))
+    assert (kind, text) == (
+        "RenderError",
+        "/dev/zero is not a regular file (a device, a pipe?), so it holds no chat template",
+    )
+
+
+def test_a_config_has_its_own_larger_limit_and_its_template_the_template_limit(tmp_path: Path) -> None:
+    """A tokenizer config lists the added tokens too: a few MB of them are fine; the template
+    inside is held to the template limit."""
+    config = tmp_path / "tokenizer_config.json"
+    tokens = {str(n): {"content": f"<|reserved_{n}|>", "special": True} for n in range(60_000)}
+    config.write_text(json.dumps({"added_tokens_decoder": tokens, "chat_template": padded(100_000)}))
+    assert MAX_TEMPLATE_SIZE < config.stat().st_size < MAX_CONFIG_SIZE
+    assert codec.load(config).name == "glm"
+    config.write_text(json.dumps({"chat_template": padded(MAX_TEMPLATE_SIZE) + "x"}))
+    with pytest.raises(TemplateTooLargeError, match=r'the "chat_template" of .* over the limit of 1,048,576'):
+        codec.load(tmp_path)
+    with config.open("wb") as file:
+        file.truncate(MAX_CONFIG_SIZE + 1)
+    with pytest.raises(TemplateTooLargeError, match=r"\(codec\.template_files\.MAX_CONFIG_SIZE\)"):
+        codec.load(config)
