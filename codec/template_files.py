@@ -34,8 +34,8 @@ and searched whole, so its size is bounded like any other input."""
 
 MAX_CONFIG_SIZE = 16 << 20
 """The largest JSON config (``tokenizer_config.json``, ``chat_template.json``) ``load`` reads:
-16 MiB. A tokenizer config lists the added tokens too, so it is larger than the template it
-holds (Gemma 3's is 1.2 MB)."""
+16 MiB. A tokenizer config lists the added tokens too, so it can be far larger than the template
+it holds (a model with thousands of added tokens has a config of a megabyte or more)."""
 
 _IN_A_MODEL_DIRECTORY = ("chat_template.jinja", "chat_template.json", "tokenizer_config.json")
 _DEFAULT = "default"  # transformers' name for the template used when none is asked for
@@ -116,7 +116,7 @@ def read_template(path: str | os.PathLike[str]) -> TemplateFile:
         return _from_directory(where)
     if where.suffix.lower() == ".json":
         return _from_config(where)
-    return TemplateFile(_read(where, MAX_TEMPLATE_SIZE), f"the chat template in {where}")
+    return TemplateFile(_read(where, MAX_TEMPLATE_SIZE, "MAX_TEMPLATE_SIZE"), f"the chat template in {where}")
 
 
 def _from_directory(directory: Path) -> TemplateFile:
@@ -130,7 +130,7 @@ def _from_directory(directory: Path) -> TemplateFile:
 
 def _from_config(path: Path) -> TemplateFile:
     try:
-        config = json.loads(_read(path, MAX_CONFIG_SIZE))
+        config = json.loads(_read(path, MAX_CONFIG_SIZE, "MAX_CONFIG_SIZE"))
     except json.JSONDecodeError as error:
         raise RenderError(f"{path} is not JSON: line {error.lineno}, column {error.colno}: {error.msg}") from None
     template = config.get("chat_template") if isinstance(config, dict) else None
@@ -158,11 +158,10 @@ def _chosen(template: Any, path: Path) -> str:
     raise RenderError(f'{path}: "chat_template" is a list of named templates with no "default" (names: {found})')
 
 
-def _read(path: Path, limit: int) -> str:
+def _read(path: Path, limit: int, limit_name: str) -> str:
     """The text of the file at ``path``, read only if it has at most ``limit`` bytes: its size
     is looked up first, and at most ``limit + 1`` bytes are read (it may have grown since). A
     device or a pipe, which has no size and may never end, is refused unopened."""
-    name = "MAX_TEMPLATE_SIZE" if limit == MAX_TEMPLATE_SIZE else "MAX_CONFIG_SIZE"
     try:
         found = path.stat()
         if not stat.S_ISREG(found.st_mode):
@@ -172,7 +171,7 @@ def _read(path: Path, limit: int) -> str:
             with path.open("rb") as file:
                 data = file.read(limit + 1)
         if max(found.st_size, len(data)) > limit:
-            raise TemplateTooLargeError(str(path), max(found.st_size, len(data)), limit, "bytes", name)
+            raise TemplateTooLargeError(str(path), max(found.st_size, len(data)), limit, "bytes", limit_name)
         return data.decode("utf-8")
     except (OSError, UnicodeError) as error:
         raise RenderError(f"cannot read the chat template {str(path)!r}: {error}") from None

@@ -199,9 +199,9 @@ def _tojson(
 
 def _grow(items: Any, count: Any = 0, *_: Any, **__: Any) -> int:
     # batch(size) fills the last row: up to size - 1 more items; slice makes `count` rows, and
-    # batch up to len(items) rows (of one item each): each row a list of its own
-    rows = len(items) + _int(count)
-    return (len(items) + _int(count)) * ITEM_CHARS + rows * _ROW_CHARS
+    # batch up to len(items) rows (of one item each), each row a list of its own: at most
+    # len(items) + count items, and as many rows
+    return (len(items) + _int(count)) * (ITEM_CHARS + _ROW_CHARS)
 
 
 _ROW_CHARS = 64  # an empty list takes 56 bytes

@@ -165,7 +165,7 @@ class Budget:
             raise _exceeded(too_many, "MAX_NUMBER_DIGITS")
 
     def charge(self, value: _T, what: str = "a value the template builds") -> _T:
-        """Count what the template built: ``value``'s size (``size``; a number: its digits)."""
+        """Count what the template built: ``value``'s ``built_size`` (a number: its digits)."""
         if isinstance(value, int) and not isinstance(value, bool):
             self.digits(value.bit_length() * _DIGITS_PER_BIT, what)
         elif isinstance(value, (str, list, tuple, Mapping)):
@@ -245,7 +245,7 @@ def work(value: Any) -> int:
         return len(value) // CHARS_PER_STEP
     if kind in _SCALARS:  # the common case, in a comparison: no ABC check
         return 0
-    if isinstance(value, (str, bytes)):
+    if isinstance(value, (str, bytes)):  # a subclass (Markup)
         return len(value) // CHARS_PER_STEP
     return len(value) if isinstance(value, Sized) else 0
 

@@ -11,8 +11,8 @@ compiles templates, without changing what they print:
   iteration, macro call and block spends its body's size in steps (``_budgeted``);
 - ``~``, slices, the ``*``, ``**``, ``%`` and ``+`` operators, calls, filters and printed values
   go through methods that estimate or measure what they build (``codec.render.amplifiers``);
-- every filter and test call spends a step, and filters, tests, methods and comparisons spend
-  the work of reading what they are given (``budget.work``) before they run;
+- every filter and test call spends ``CALL_STEPS``, and filters, tests, methods and comparisons
+  spend the work of reading what they are given (``budget.work``) before they run;
 - the output, and every macro's or block's output, is counted as it is joined
   (``Environment.concat``).
 """
@@ -258,15 +258,14 @@ def _budgeted_filter(name: str, function: Callable[..., Any]) -> Callable[..., A
     estimate = amplifiers.FILTERS.get(name)
     skip = 1 if hasattr(function, "jinja_pass_arg") else 0  # a context or an environment comes first
     sized = name in amplifiers.SIZED_VALUE
-
-    steps = _WORK_FACTOR.get(name, 1) if name not in _CONSTANT_TIME else 0
+    factor = _WORK_FACTOR.get(name, 1) if name not in _CONSTANT_TIME else 0
 
     @functools.wraps(function)
     def budgeted(*args: Any, **kwargs: Any) -> Any:
         budget = current()
         if sized and len(args) > skip and not isinstance(args[skip], Sized):
             args = (*args[:skip], budget.collect(args[skip], f"the {name} filter"), *args[skip + 1 :])
-        budget.step(CALL_STEPS + steps * sum(map(work, (*args[skip:], *kwargs.values()))))
+        budget.step(CALL_STEPS + factor * sum(map(work, (*args[skip:], *kwargs.values()))))
         if estimate is not None:
             _expect(budget, estimate, args[skip:], kwargs, f"the {name} filter")
         return budget.charge(function(*args, **kwargs), f"the result of the {name} filter")
@@ -274,22 +273,22 @@ def _budgeted_filter(name: str, function: Callable[..., Any]) -> Callable[..., A
     return budgeted
 
 
-_REGEX_FILTERS = ("title", "striptags", "urlize", "wordwrap", "wordcount", "truncate")
-# Filters that read nothing but the value's length or one end: a step, whatever its size.
+# Filters that read nothing but the value's length or one end: the call alone, whatever its size.
 _CONSTANT_TIME = frozenset({"length", "count", "first", "last", "default", "d", "attr"})
 # Filters that do more than read once: sorting makes about log2(n) comparisons an item (for
 # lists of up to a million items); regular expressions take several steps a character.
+_REGEX_FILTERS = ("title", "striptags", "urlize", "wordwrap", "wordcount", "truncate")
 _WORK_FACTOR = {"sort": 20, "dictsort": 20, "groupby": 20, **dict.fromkeys(_REGEX_FILTERS, 8)}
 # Tests that compare their value with another: the work of reading both (``x is in text``);
-# any other test (``is string``, ``is defined``) looks at its value's type, a step.
+# any other test (``is string``, ``is defined``) looks at its value's type: the call alone.
 _COMPARING = frozenset(
     {"in", "eq", "equalto", "==", "ne", "!=", "lt", "lessthan", "<", "le", "<=", "gt", "greaterthan", ">", "ge", ">="}
 )
 
 
 def _budgeted_test(name: str, test: Any) -> Callable[..., Any]:
-    """The test ``name``, spending a step before it runs (``select('odd')`` runs it once an
-    item), and the work of reading its operands when it compares them."""
+    """The test ``name``, spending a call's steps before it runs (``select('odd')`` runs it
+    once an item), and the work of reading its operands when it compares them."""
     comparing = name in _COMPARING
 
     @functools.wraps(test)
