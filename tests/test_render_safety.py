@@ -588,13 +588,19 @@ def kept_markers(fmt: str) -> list[codec.AssistantMessage]:
     """Lenient replies of ``fmt`` that kept a special token in their content or reasoning: each
     special token of its grammar alone, and between text, parsed (none written here)."""
     renderer = codec.load(fmt)
-    replies = []
+    return [renderer.parse(completion) for completion in marker_completions(fmt)]
+
+
+def marker_completions(fmt: str) -> list[str]:
+    """The completions behind ``kept_markers``."""
+    renderer = codec.load(fmt)
+    completions = []
     for token in special_tokens(FORMATS[fmt].grammar):
         for completion in (token, f"Sure. {token} Done."):
             reply = renderer.parse(completion)
             if any(token in (text or "") for text in (reply.content, reply.reasoning)):
-                replies.append(reply)
-    return replies
+                completions.append(completion)
+    return completions
 
 
 @pytest.mark.parametrize("fmt", FORMATS_)
@@ -611,6 +617,19 @@ def test_a_lenient_reply_that_kept_markers_renders_back_as_the_client_sends_it(f
         assert prompt == renderer.render(history, now=NOW, allow_special_tokens=True)
         assert (reply.content or "").strip() in prompt
         assert renderer.render([USER, codec.AssistantMessage(**reply.to_openai()), NEXT], now=NOW) == prompt
+
+
+@pytest.mark.parametrize("reasoning_field", ["reasoning_content", "reasoning"])
+@pytest.mark.parametrize("fmt", FORMATS_)
+def test_turn_two_of_a_served_conversation_renders_the_lenient_reply(fmt: str, reasoning_field: str) -> None:
+    """What ``codec serve`` does: the completion becomes a ``chat.completion`` (JSON); the
+    client sends its message back with the next question."""
+    renderer = codec.load(fmt)
+    for completion in marker_completions(fmt):
+        turn = renderer.prepare([USER], now=NOW)
+        body = json.loads(json.dumps(turn.completion(completion, model="m", reasoning_field=reasoning_field)))
+        message = body["choices"][0]["message"]
+        assert (message["content"] or "").strip() in renderer.prepare([USER, message, NEXT], now=NOW).prompt
 
 
 def rules_special(fmt: str) -> re.Pattern[str]:
