@@ -60,6 +60,7 @@ STEPS = {
     "str.startswith": TWO + LOOP + "{{ big.startswith(other) }}{% endfor %}",
     "str.partition": TEXT + LOOP + "{% set t = big.partition('c') %}{% endfor %}",
     "list.index": ITEMS + LOOP + "{{ items.index('b') }}{% endfor %}",
+    "loop.changed": TWO + LOOP + "{{ loop.changed(big if loop.index is odd else other) }}{% endfor %}",
     "wordcount": TEXT + LOOP + "{{ big | wordcount }}{% endfor %}",
     "sort": ITEMS + "{% for i in range(100) %}{% set s = items | sort %}{% endfor %}",
     "max": ITEMS + "{% for i in range(1000) %}{{ items | max }}{% endfor %}",

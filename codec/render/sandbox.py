@@ -220,8 +220,9 @@ class StrictSandbox(ImmutableSandboxedEnvironment):
 
 
 def _estimated_call(budget: Budget, function: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
-    """Refuse a call estimated to build too much; returns the arguments to call with (``join``
-    is given its items as a list, read once)."""
+    """Spend the work of reading what a call is given (not for a macro, whose body is counted as
+    it runs), and refuse a call estimated to build too much; returns the arguments to call with
+    (``join`` is given its items as a list, read once)."""
     owner = getattr(function, "__self__", None)
     wrapped = getattr(function, "__wrapped__", None)  # the sandbox's wrapper of str.format
     if type(function) is types.BuiltinMethodType and isinstance(owner, (str, bytes)):
@@ -240,6 +241,8 @@ def _estimated_call(budget: Budget, function: Any, args: tuple[Any, ...], kwargs
         _expect(budget, amplifiers.format_method, (wrapped.__self__, positional, mapping), {}, "str.format()")
     elif function is jinja2.utils.generate_lorem_ipsum:
         _expect(budget, amplifiers.lipsum, args, kwargs, "lipsum()")
+    elif not isinstance(function, jinja2.runtime.Macro):  # loop.changed(text) compares it, dict(d) copies
+        budget.read(*args, *kwargs.values())  # a macro's body is counted instead, as it runs
     return args
 
 
