@@ -37,6 +37,7 @@ HEADROOM = 1 << 30  # bytes of address space a case may add to the parent's
 TEXT = "{% set big = 'ab' * 20000000 %}"  # 40 MB, within MAX_OUTPUT_CHARS
 TWO = TEXT + "{% set other = 'ab' * 20000000 %}"  # another 40 MB, equal but not the same object
 ITEMS = "{% set items = ('ab' * 3000000) | list %}"  # 6 million items, within MAX_OUTPUT_CHARS
+ROWS = "{% set rows = [range(1000) | list] * 1000 %}"  # a million items, one row of a thousand
 LOOP = "{% for i in range(100000) %}"
 
 MEMORY = {
@@ -72,6 +73,19 @@ STEPS = {
     "{% endfor %}",
     "join of a map, an item at a time": "{{ ('x' * 40000000) | map('upper') | join | length }}",
     "list of a map, an item at a time": "{{ ('x' * 40000000) | map(attribute='real') | list | length }}",
+    "a filter on rows shared a thousand times": ROWS + LOOP + "{% set r = rows | upper %}{% endfor %}",
+    "tojson of shared rows": ROWS + LOOP + "{% set r = rows | tojson %}{% endfor %}",
+    "~ with shared rows": ROWS + LOOP + "{% set r = rows ~ '' %}{% endfor %}",
+    "equality of nested lists": ROWS
+    + "{% set copy = [range(1000) | list] * 1000 %}"
+    + LOOP
+    + "{% if rows == copy %}{% endif %}{% endfor %}",
+    "text is lower": TEXT + LOOP + "{% if big is lower %}{% endif %}{% endfor %}",
+    "join of a text, a character at a time": TEXT + LOOP + "{% set r = big | join('') %}{% endfor %}",
+    "max of a text": TEXT + LOOP + "{{ big | max }}{% endfor %}",
+    "pprint of a mapping": "{% set d = dict.fromkeys(range(100000), 'x') %}"
+    + LOOP
+    + "{% set r = d | pprint %}{% endfor %}",
     "select, a test per item": "{% for i in range(1000) %}{{ range(100000) | select('odd') | list | length }}"
     "{% endfor %}",
 }

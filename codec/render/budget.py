@@ -177,7 +177,12 @@ class Budget:
 
     def read(self, *values: Any) -> None:
         """Spend the steps of reading ``values`` once (``work``), before an operation does."""
-        self.step(sum(map(work, values)))
+        for value in values:
+            self.step(self.measure(value))
+
+    def measure(self, value: Any) -> int:
+        """``work(value)``, counted no further than the steps left (the count is a walk too)."""
+        return work(value, self.step_limit - self.steps + 1)
 
     def collect(self, iterable: Iterable[_T], what: str) -> list[_T]:
         """``iterable``'s items as a list (a generator a filter is given), each counted as a
@@ -236,18 +241,33 @@ def built_size(value: str | list[Any] | tuple[Any, ...] | Mapping[Any, Any]) -> 
     return len(value) * ITEM_CHARS * (2 if isinstance(value, Mapping) else 1)
 
 
-def work(value: Any) -> int:
+def work(value: Any, cap: int) -> int:
     """The steps of reading ``value`` once: a text's characters over ``CHARS_PER_STEP``, a
-    collection's items; nothing for anything else (a number, a generator, whose items are
-    counted as they are made)."""
+    collection's items and theirs, all the way down (comparing or printing ``[row] * 1000``
+    reads the row a thousand times); nothing for anything else (a number, a generator, whose
+    items are counted as they are made). Counting stops past ``cap``."""
     kind = type(value)
     if kind is str or kind is bytes:
         return len(value) // CHARS_PER_STEP
-    if kind in _SCALARS:  # the common case, in a comparison: no ABC check
+    if kind in _SCALARS:  # the common case, in a comparison: no walk
         return 0
-    if isinstance(value, (str, bytes)):  # a subclass (Markup)
-        return len(value) // CHARS_PER_STEP
-    return len(value) if isinstance(value, Sized) else 0
+    total = 0
+    stack = [value]
+    while stack and total <= cap:
+        item = stack.pop()
+        if isinstance(item, (str, bytes)):
+            total += len(item) // CHARS_PER_STEP
+        elif isinstance(item, jinja2.utils.Namespace):
+            stack.append(object.__getattribute__(item, "_Namespace__attrs"))
+        elif isinstance(item, Mapping):
+            total += len(item)
+            stack.extend(part for pair in item.items() for part in pair if type(part) not in _SCALARS)
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            total += len(item)
+            stack.extend(child for child in item if type(child) not in _SCALARS)
+        elif isinstance(item, Sized):  # a range, a mapping's view: its length
+            total += len(item)
+    return total
 
 
 _SCALARS = frozenset({int, float, bool, type(None)})
