@@ -28,6 +28,9 @@ template does.
 The limits are far above what real templates use: every bundled template, run as a user's
 template, renders a 3,200-message conversation within them. codec's own templates run without a
 budget (``Renderer`` with ``trusted=True``).
+
+Longer than ~300 lines: each limit and unit is explained, with the measurement behind it, where
+it is defined, next to the one class that spends against them all.
 """
 
 from __future__ import annotations
@@ -66,8 +69,8 @@ template nodes. ``map``, ``select`` and their kind call one for every item."""
 
 READS_PER_CHAR = 64
 """How many times a long conversation may have each of its characters read, in steps
-(``Budget.for_input``): templates read a message's text a few times (GLM's tests ``'</think>' in
-content``, splits it and strips it twice), never dozens."""
+(``Budget.for_input``): templates read a message's text a few times (GLM's looks for its think
+closer in the content, splits it there and strips it twice), never dozens."""
 
 MAX_LOOP_ITERATIONS = 1_000_000
 """Loop iterations in one render, every loop counted (about 0.3 s of empty loops). A long
