@@ -137,6 +137,25 @@ def test_reading_a_large_value_over_and_over_stops_at_the_step_budget(template: 
     assert "(codec.render.budget.MAX_STEPS)" in text
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        "('x' * 1000).replace('x', 'y' * 100000)",
+        "('a,' * 10000000).split(',')",
+        "('y' * 100000).join(range(1000) | map('string'))",
+        "('\\t' * 1000).expandtabs(100000)",
+        "'x'.center(10**9)",
+    ],
+)
+def test_an_estimate_holds_inside_a_loop(call: str) -> None:
+    """Jinja passes a loop's variables to every call in its body as ``_loop_vars``: the
+    estimate, which takes the method's own arguments, used to fail on it and be skipped."""
+    template = "{% for i in range(1) %}{{ " + call + " | length }}{% endfor %}"
+    kind, text = outcome(template)
+    assert kind == "BudgetExceeded", (kind, text)
+    assert " would build " in text
+
+
 def test_a_budget_error_is_a_render_error() -> None:
     """In the process itself, for the type: the cases above cross a process boundary by name."""
     with pytest.raises(codec.RenderError, match=r"went over its budget: .*\(codec\.render\.budget\.MAX_STEPS\)"):

@@ -93,6 +93,7 @@ class BudgetedCodeGenerator(jinja2.compiler.CodeGenerator):
 
 
 _BUDGET_CALLS = frozenset({"budget_loop", "budget_steps"})
+_CONTEXT_KEYWORDS = frozenset({"_loop_vars", "_block_vars"})
 _BODIES = (jinja2.nodes.For, jinja2.nodes.Macro, jinja2.nodes.CallBlock, jinja2.nodes.Block)
 
 
@@ -212,7 +213,10 @@ class StrictSandbox(ImmutableSandboxedEnvironment):
         than it is given, and measured after (a macro's output is counted as it is joined)."""
         budget = current()
         budget.call()
-        args = costs.estimated_call(budget, __obj, args, kwargs)
+        # Jinja passes a loop's or a block's variables along to every call made in its body, for
+        # callees that take the context; they are no argument of the callee's, to estimate or read.
+        given = {name: value for name, value in kwargs.items() if name not in _CONTEXT_KEYWORDS}
+        args = costs.estimated_call(budget, __obj, args, given)
         if isinstance(__obj, jinja2.runtime.LoopContext) and args:  # a recursive loop's `loop(children)`
             args = (Counted(args[0], budget), *args[1:])
         result = super().call(__context, __obj, *args, **kwargs)
