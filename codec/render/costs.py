@@ -106,6 +106,7 @@ _WORK_FACTOR = {
     **dict.fromkeys(("sort", "dictsort", "groupby"), 20),
     **dict.fromkeys(_REGEX_FILTERS, 32),
     **dict.fromkeys(("pprint", "urlencode", "xmlattr"), 16),
+    "tojson": 4,  # the estimate walks the value in Python, then json.dumps writes it
 }
 # Filters that go through their value item by item: a text's characters one at a time.
 _BY_ITEM = frozenset(
