@@ -17,7 +17,8 @@ import string
 from collections.abc import Callable, Mapping, Sized
 from typing import Any
 
-from codec.render.budget import ITEM_CHARS, text_size
+from codec.render.budget import text_size
+from codec.render.sizes import ITEM_CHARS
 
 Estimate = Callable[..., int]
 

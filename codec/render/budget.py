@@ -22,27 +22,24 @@ Operations whose result can be far larger than their operands (repetition, power
 ``replace``, ``join``, formatting, splitting, turning text into a list or a list that repeats
 one long string into text) are estimated before they run (``codec.render.amplifiers``); a filter
 given a generator counts its items as it takes them (``Budget.collect``); everything else is
-measured after. So a render's time and memory are bounded by the budgets, whatever the
-template does.
+measured after. So a render's time and memory are bounded, whatever the template does.
 
 The limits are far above what real templates use: every bundled template, run as a user's
 template, renders a 3,200-message conversation within them. codec's own templates run without a
 budget (``Renderer`` with ``trusted=True``).
-
-Longer than ~300 lines: each limit and unit is explained, with the measurement behind it, where
-it is defined, next to the one class that spends against them all.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Mapping, Sized
+from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
 import jinja2.utils
 
 from codec.errors import RenderError
+from codec.render.sizes import CHARS_PER_STEP, ITEM_CHARS, built_size, work
 
 MAX_OUTPUT_CHARS = 50_000_000
 """Characters of the prompt, and of any one text or value a template builds. A prompt of a
@@ -51,17 +48,6 @@ million tokens is about 4 million characters; a single tool result of 10 MB stil
 MAX_BUILT_CHARS = 500_000_000
 """Characters of all the text and values a template builds in one render, added up (the output
 of nested macros counts at each level)."""
-
-ITEM_CHARS = 8
-"""What one item of a list or tuple a template builds counts for, in characters: the item is a
-pointer of 8 bytes, where a character of text takes about one. Counting an item as one character
-would let ``text | list`` or ``text.split(',')`` build eight times the memory of the text for
-free. A mapping's entry counts twice (a key and a value)."""
-
-CHARS_PER_STEP = 64
-"""Characters of text a filter, method, test or comparison may read for one step (at about a
-nanosecond a character, 64 take about as long as running a template node). An item of a list
-it reads counts as a step."""
 
 CALL_STEPS = 10
 """Steps a filter or test call costs, besides what it reads: about 2 µs, the time of ten
@@ -233,47 +219,6 @@ class Counted:
 
     def __len__(self) -> int:
         return len(self._iterable)
-
-
-def built_size(value: str | list[Any] | tuple[Any, ...] | Mapping[Any, Any]) -> int:
-    """What a text or a collection the template built counts for: its characters, or
-    ``ITEM_CHARS`` per item (two per mapping entry). Items are not looked into: an item built
-    on its own was counted when it was built."""
-    if isinstance(value, str):
-        return len(value)
-    return len(value) * ITEM_CHARS * (2 if isinstance(value, Mapping) else 1)
-
-
-def work(value: Any, cap: int) -> int:
-    """The steps of reading ``value`` once: a text's characters over ``CHARS_PER_STEP``, a
-    collection's items and theirs, all the way down (comparing or printing ``[row] * 1000``
-    reads the row a thousand times); nothing for anything else (a number, a generator, whose
-    items are counted as they are made). Counting stops past ``cap``."""
-    kind = type(value)
-    if kind is str or kind is bytes:
-        return len(value) // CHARS_PER_STEP
-    if kind in _SCALARS:  # the common case, in a comparison: no walk
-        return 0
-    total = 0
-    stack = [value]
-    while stack and total <= cap:
-        item = stack.pop()
-        if isinstance(item, (str, bytes)):
-            total += 1 + len(item) // CHARS_PER_STEP  # it was an item of the walk, too
-        elif isinstance(item, jinja2.utils.Namespace):
-            stack.append(object.__getattribute__(item, "_Namespace__attrs"))
-        elif isinstance(item, Mapping):
-            total += len(item)
-            stack.extend(part for pair in item.items() for part in pair if type(part) not in _SCALARS)
-        elif isinstance(item, (list, tuple, set, frozenset)):
-            total += len(item)
-            stack.extend(child for child in item if type(child) not in _SCALARS)
-        elif isinstance(item, Sized):  # a range, a mapping's view: its length
-            total += len(item)
-    return total
-
-
-_SCALARS = frozenset({int, float, bool, type(None)})
 
 
 def _exceeded(what: str, name: str) -> BudgetExceeded:

@@ -30,7 +30,8 @@ import jinja2.runtime
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from codec.render import amplifiers, costs
-from codec.render.budget import CHARS_PER_STEP, Counted, current, text_size
+from codec.render.budget import Counted, current, text_size
+from codec.render.sizes import CHARS_PER_STEP
 
 
 class BudgetedCodeGenerator(jinja2.compiler.CodeGenerator):
