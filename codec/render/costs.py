@@ -110,7 +110,7 @@ _WORK_FACTOR = {
 }
 # Filters that go through their value item by item: a text's characters one at a time.
 _BY_ITEM = frozenset(
-    {"join", "min", "max", "sum", "unique", "sort", "list", "batch", "slice", "groupby", "random", "map"}
+    {"join", "min", "max", "sum", "unique", "sort", "list", "batch", "slice", "groupby", "map"}
     | {"select", "reject", "selectattr", "rejectattr"}
 )
 # Tests that look only at their value's type or a number (``is string``, ``is defined``): the
