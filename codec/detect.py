@@ -32,6 +32,7 @@ from codec.engine.grammar import compiled
 from codec.errors import RenderError, UnknownTemplateError
 from codec.registry import FORMATS, FormatSpec
 from codec.render.environment import template_variables
+from codec.template_files import check_template_text
 
 _CALL_OPEN = "CALL_OPEN"
 
@@ -61,6 +62,7 @@ def detect(template: str) -> Detection:
 
     ``UnknownFormatError`` (an ``UnknownTemplateError``) when it is neither a bundled template
     nor writes any format's tokens; its message lists what was looked for.
+    ``TemplateTooLargeError`` (a ``RenderError``) past ``MAX_TEMPLATE_SIZE`` characters.
     """
     return recognise(template, "the chat template")
 
@@ -69,6 +71,7 @@ def recognise(template: str, where: str) -> Detection:
     """``detect``, with ``where`` (a path, say) named in the error."""
     if not isinstance(template, str):
         raise RenderError(f"detect() takes the chat template's text (a str), got {type(template).__name__}")
+    check_template_text(template, where)  # searched and compiled whole: bounded like a file
     by_hash = _by_hash(template)
     if by_hash is not None:
         return by_hash

@@ -9,13 +9,17 @@
   text, or a list of ``{"name": ..., "template": ...}`` of which the ``"default"`` one is taken;
 - any other file (``chat_template.jinja``, ``glm.jinja``): its text, exactly.
 
-Files are decoded from bytes, so a template keeps its newlines exactly as written.
+Files are decoded from bytes, so a template keeps its newlines exactly as written. Sizes are
+bounded (``MAX_TEMPLATE_SIZE``, ``MAX_CONFIG_SIZE``) and checked before a file is read whole: a
+path given by mistake (a model's weights, ``/dev/zero``) is a ``TemplateTooLargeError``, not
+gigabytes read into memory.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,8 +27,37 @@ from typing import Any
 from codec.errors import RenderError, describe
 from codec.render.call import template_source
 
+MAX_TEMPLATE_SIZE = 1 << 20
+"""The largest chat template ``load`` and ``detect`` take: 1 MiB (bytes of a file, characters of
+text). Real templates are 5 to 40 KB (the bundled ones at most 22 KB); a template is compiled
+and searched whole, so its size is bounded like any other input."""
+
+MAX_CONFIG_SIZE = 16 << 20
+"""The largest JSON config (``tokenizer_config.json``, ``chat_template.json``) ``load`` reads:
+16 MiB. A tokenizer config lists the added tokens too, so it can be far larger than the template
+it holds (a model with thousands of added tokens has a config of a megabyte or more)."""
+
 _IN_A_MODEL_DIRECTORY = ("chat_template.jinja", "chat_template.json", "tokenizer_config.json")
 _DEFAULT = "default"  # transformers' name for the template used when none is asked for
+
+
+class TemplateTooLargeError(RenderError):
+    """A chat template, or the config holding one, is larger than ``load`` or ``detect`` take.
+    ``size`` and ``limit`` are in bytes for a file, in characters for text."""
+
+    def __init__(self, what: str, size: int, limit: int, unit: str, limit_name: str) -> None:
+        super().__init__(
+            f"{what} has {size:,} {unit}, over the limit of {limit:,} "
+            f"(codec.template_files.{limit_name}); is it the right file?"
+        )
+        self.size, self.limit = size, limit
+
+
+def check_template_text(text: str, what: str) -> str:
+    """``text``, if it is no larger than ``MAX_TEMPLATE_SIZE`` characters."""
+    if len(text) > MAX_TEMPLATE_SIZE:
+        raise TemplateTooLargeError(what, len(text), MAX_TEMPLATE_SIZE, "characters", "MAX_TEMPLATE_SIZE")
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +88,11 @@ def given_template(template: str | os.PathLike[str] | None) -> TemplateFile | No
     if isinstance(template, str) and _is_a_path(template):
         return read_template(template)
     text = template_source(template)  # refuses bytes and other types, saying what it takes
-    return None if text is None else TemplateFile(text, f"a template given as text ({len(text)} characters)")
+    if text is None:
+        return None
+    return TemplateFile(
+        check_template_text(text, "the template given as text"), f"a template given as text ({len(text)} characters)"
+    )
 
 
 def _is_a_path(text: str) -> bool:
@@ -79,7 +116,7 @@ def read_template(path: str | os.PathLike[str]) -> TemplateFile:
         return _from_directory(where)
     if where.suffix.lower() == ".json":
         return _from_config(where)
-    return TemplateFile(_read(where), f"the chat template in {where}")
+    return TemplateFile(_read(where, MAX_TEMPLATE_SIZE, "MAX_TEMPLATE_SIZE"), f"the chat template in {where}")
 
 
 def _from_directory(directory: Path) -> TemplateFile:
@@ -93,7 +130,7 @@ def _from_directory(directory: Path) -> TemplateFile:
 
 def _from_config(path: Path) -> TemplateFile:
     try:
-        config = json.loads(_read(path))
+        config = json.loads(_read(path, MAX_CONFIG_SIZE, "MAX_CONFIG_SIZE"))
     except json.JSONDecodeError as error:
         raise RenderError(f"{path} is not JSON: line {error.lineno}, column {error.colno}: {error.msg}") from None
     except (RecursionError, ValueError) as error:  # nested past the recursion limit, or a 5,000-digit number
@@ -103,7 +140,8 @@ def _from_config(path: Path) -> TemplateFile:
     template = config.get("chat_template") if isinstance(config, dict) else None
     if template is None:
         raise RenderError(f'{path} has no "chat_template"; the model directory may hold a chat_template.jinja')
-    return TemplateFile(_chosen(template, path), f"the chat_template of {path}")
+    text = check_template_text(_chosen(template, path), f'the "chat_template" of {path}')
+    return TemplateFile(text, f"the chat_template of {path}")
 
 
 def _chosen(template: Any, path: Path) -> str:
@@ -124,8 +162,20 @@ def _chosen(template: Any, path: Path) -> str:
     raise RenderError(f'{path}: "chat_template" is a list of named templates with no "default" (names: {found})')
 
 
-def _read(path: Path) -> str:
+def _read(path: Path, limit: int, limit_name: str) -> str:
+    """The text of the file at ``path``, read only if it has at most ``limit`` bytes: its size
+    is looked up first, and at most ``limit + 1`` bytes are read (it may have grown since). A
+    device or a pipe, which has no size and may never end, is refused unopened."""
     try:
-        return path.read_bytes().decode("utf-8")
+        found = path.stat()
+        if not stat.S_ISREG(found.st_mode):
+            raise RenderError(f"{path} is not a regular file (a device, a pipe?), so it holds no chat template")
+        data = b""
+        if found.st_size <= limit:
+            with path.open("rb") as file:
+                data = file.read(limit + 1)
+        if max(found.st_size, len(data)) > limit:
+            raise TemplateTooLargeError(str(path), max(found.st_size, len(data)), limit, "bytes", limit_name)
+        return data.decode("utf-8")
     except (OSError, ValueError) as error:  # ValueError: not UTF-8, or a NUL in the path
         raise RenderError(f"cannot read the chat template {str(path)!r}: {error}") from None

@@ -2,11 +2,12 @@
 
 ``'x' * 10**9``, ``'x'.center(10**9)``, ``'%999999999s' % 1``, ``'{:>999999999}'.format(1)``,
 ``s.replace('a', s)``, ``big.join(range(100000))``, ``10 ** 10 ** 8``, ``lines | indent(10**8)``,
-``[1] | batch(10**9, 0)``, or ``[big] * 100000`` turned into text: each builds its result in one
-step, so measuring the result afterwards is too late. These functions say, before the operation
-runs, about how many characters (items, for lists) it will build; ``codec.render.sandbox`` refuses
-it when that is over the budget (``codec.render.budget``). The estimates are upper bounds where
-that is cheap, and never smaller than the result.
+``[1] | batch(10**9, 0)``, ``text | list``, ``text.split(',')``, or ``[big] * 100000`` turned into
+text: each builds its result in one step, so measuring the result afterwards is too late. These
+functions say, before the operation runs, about how many characters it will build (a list's item
+counting ``ITEM_CHARS``); ``codec.render.sandbox`` refuses it when that is over the budget
+(``codec.render.budget``). The estimates are upper bounds where that is cheap, and never smaller
+than the result.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Callable, Mapping, Sized
 from typing import Any
 
 from codec.render.budget import text_size
+from codec.render.sizes import ITEM_CHARS
 
 Estimate = Callable[..., int]
 
@@ -39,8 +41,23 @@ def repeat(left: Any, right: Any) -> int:
     if isinstance(left, int) and isinstance(right, Sized) and not isinstance(right, Mapping):
         left, right = right, left
     if isinstance(left, Sized) and not isinstance(left, Mapping) and isinstance(right, int):
-        return len(left) * max(right, 0)
+        return _items(left) * max(right, 0)
     return 0
+
+
+def _items(value: Any) -> int:
+    """What a copy of ``value`` counts for: a text's characters, or a sequence's items."""
+    if isinstance(value, (str, bytes)):
+        return len(value)
+    return len(value) * ITEM_CHARS if isinstance(value, Sized) else 0
+
+
+def _listed(value: Any, *_: Any, **__: Any) -> int:
+    """A list of ``value``'s items (``list``, ``sort``, ``unique``): a text's characters become
+    items; a mapping's items (from ``dictsort``, ``items``) are new pairs."""
+    if not isinstance(value, Sized):
+        return 0
+    return len(value) * ITEM_CHARS * (4 if isinstance(value, Mapping) else 1)
 
 
 def power_digits(left: Any, right: Any) -> float:
@@ -119,6 +136,21 @@ def _join_method(separator: Any, items: Any) -> int:
     return join(separator, items)
 
 
+def _split(text: Any, separator: Any = None, maxsplit: Any = -1) -> int:
+    """``text.split(separator)`` (``rsplit`` alike): the text again, and an item per piece."""
+    if not isinstance(text, (str, bytes)):
+        return 0
+    searched: Any = text  # str or bytes, searched for a separator of the same kind
+    found = searched.count(separator) if isinstance(separator, type(text)) and separator else len(text) // 2
+    if type(maxsplit) is int and maxsplit >= 0:
+        found = min(found, maxsplit)
+    return len(text) + (found + 1) * ITEM_CHARS
+
+
+def _splitlines(text: Any, *_: Any, **__: Any) -> int:
+    return len(text) + (len(text) + 1) * ITEM_CHARS if isinstance(text, (str, bytes)) else 0
+
+
 # Methods of str (and bytes), by name: the estimate takes the string, then the call's arguments.
 METHODS: dict[str, Estimate] = {
     "center": _pad,
@@ -130,6 +162,9 @@ METHODS: dict[str, Estimate] = {
     "join": _join_method,
     "translate": _translate,
     "encode": _encode,
+    "split": _split,
+    "rsplit": _split,
+    "splitlines": _splitlines,
 }
 
 
@@ -164,7 +199,18 @@ def _tojson(
 
 
 def _grow(items: Any, count: Any = 0, *_: Any, **__: Any) -> int:
-    return len(items) + _int(count)  # batch fills the last row, slice makes `count` rows
+    # batch(size) fills the last row: up to size - 1 more items; slice makes `count` rows, and
+    # batch up to len(items) rows (of one item each), each row a list of its own: at most
+    # len(items) + count items, and as many rows
+    return (len(items) + _int(count)) * (ITEM_CHARS + _ROW_CHARS)
+
+
+_ROW_CHARS = 64  # an empty list takes 56 bytes
+
+
+def _groups(items: Any, *_: Any, **__: Any) -> int:
+    # groupby sorts a copy of the items and makes up to one (grouper, list) pair per item
+    return _listed(items) * 2 + len(items) * 2 * _ROW_CHARS if isinstance(items, Sized) else 0
 
 
 def _sum(items: Any, attribute: Any = None, start: Any = 0) -> int:
@@ -192,6 +238,12 @@ FILTERS: dict[str, Estimate] = {
     "batch": _grow,
     "slice": _grow,
     "sum": _sum,
+    "list": _listed,
+    "sort": _listed,
+    "unique": _listed,
+    "dictsort": _listed,
+    "groupby": _groups,
+    "reverse": _items,
     "pprint": _text(2),
     "urlize": _text(4),
     "escape": _text(6),
@@ -205,9 +257,10 @@ FILTERS: dict[str, Estimate] = {
     ),
 }
 
-# Filters whose value is read more than once by the estimate: a generator (``map``'s result) is
-# made a list first, and the filter is given that list.
-SIZED_VALUE = frozenset({"join", "batch", "slice", "sum"})
+# Filters that read their whole value, or more than once: a generator (``map``'s result) is
+# made a list first, its items counted as they come (``Budget.collect``), and the filter is
+# given that list.
+SIZED_VALUE = frozenset({"join", "batch", "slice", "sum", "list", "sort", "unique", "reverse", "groupby"})
 
 
 def lipsum(*args: Any, **kwargs: Any) -> int:

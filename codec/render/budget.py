@@ -7,18 +7,22 @@ level would take minutes and gigabytes. So every render of a user template carri
 and going over any of its limits stops the render with a ``RenderError`` naming the limit:
 
 - ``MAX_OUTPUT_CHARS``: the prompt, and any one text or value the template builds (a macro's
-  output, a ``{% set %}`` block, the result of ``*``, ``+``, ``~``, ``center``, ``format``, ...);
+  output, a ``{% set %}`` block, the result of ``*``, ``+``, ``~``, ``center``, ``format``,
+  ``list``, ``split``, ...), in characters of text (about bytes), a list's item counting
+  ``ITEM_CHARS``;
 - ``MAX_BUILT_CHARS``: all the text and values it builds, added up;
 - ``MAX_LOOP_ITERATIONS``: loop iterations, all loops together (recursive loops included);
-- ``MAX_STEPS``: template nodes run, each loop iteration and macro call counting its body's size;
+- ``MAX_STEPS``: template nodes run, each loop iteration and macro call counting its body's size,
+  and the work of every filter, test, method and comparison in proportion to what it reads
+  (``work``): ``'x' in text`` a million times over reads a long text a million times;
 - ``MAX_CALLS``: calls of macros, methods and functions;
 - ``MAX_NUMBER_DIGITS``: the size of an integer it computes.
 
 Operations whose result can be far larger than their operands (repetition, powers, padding,
-``replace``, ``join``, formatting, turning a list that repeats one long string into text) are
-estimated before they run (``codec.render.amplifiers``); everything else is measured after.
-A step can still cost time in proportion to the largest value it touches (comparing two long
-strings, say), so a render's time is bounded by the budgets times the size of the input.
+``replace``, ``join``, formatting, splitting, turning text into a list or a list that repeats
+one long string into text) are estimated before they run (``codec.render.amplifiers``); a filter
+given a generator counts its items as it takes them (``Budget.collect``); everything else is
+measured after. So a render's time and memory are bounded, whatever the template does.
 
 The limits are far above what real templates use: every bundled template, run as a user's
 template, renders a 3,200-message conversation within them. codec's own templates run without a
@@ -35,6 +39,7 @@ from typing import Any, TypeVar
 import jinja2.utils
 
 from codec.errors import RenderError
+from codec.render.sizes import CHARS_PER_STEP, ITEM_CHARS, built_size, work
 
 MAX_OUTPUT_CHARS = 50_000_000
 """Characters of the prompt, and of any one text or value a template builds. A prompt of a
@@ -42,7 +47,16 @@ million tokens is about 4 million characters; a single tool result of 10 MB stil
 
 MAX_BUILT_CHARS = 500_000_000
 """Characters of all the text and values a template builds in one render, added up (the output
-of nested macros counts at each level, and a list as one character per item)."""
+of nested macros counts at each level)."""
+
+CALL_STEPS = 10
+"""Steps a filter or test call costs, besides what it reads: about 2 µs, the time of ten
+template nodes. ``map``, ``select`` and their kind call one for every item."""
+
+READS_PER_CHAR = 64
+"""How many times a long conversation may have each of its characters read, in steps
+(``Budget.for_input``): templates read a message's text a few times (GLM's looks for its think
+closer in the content, splits it there and strips it twice), never dozens."""
 
 MAX_LOOP_ITERATIONS = 1_000_000
 """Loop iterations in one render, every loop counted (about 0.3 s of empty loops). A long
@@ -94,16 +108,17 @@ class Budget:
     built: int = 0
 
     @classmethod
-    def for_input(cls, items: int) -> Budget:
-        """The budget for a conversation of ``items`` messages and tools: templates may look at
-        every later message from each message (Gemma's does), so loops and calls may number
-        ``items ** 2``, and steps ``STEPS_PER_PAIR * items ** 2``, when that is more than their
-        own limits."""
+    def for_input(cls, items: int, chars: int = 0) -> Budget:
+        """The budget for a conversation of ``items`` messages and tools holding ``chars``
+        characters of text: templates may look at every later message from each message
+        (Gemma's does), so loops and calls may number ``items ** 2``, and steps
+        ``STEPS_PER_PAIR * items ** 2``, when that is more than their own limits; steps may
+        also read every character ``READS_PER_CHAR`` times."""
         pairs = items * items
         return cls(
             loop_limit=max(MAX_LOOP_ITERATIONS, pairs),
             call_limit=max(MAX_CALLS, pairs),
-            step_limit=max(MAX_STEPS, STEPS_PER_PAIR * pairs),
+            step_limit=max(MAX_STEPS, STEPS_PER_PAIR * pairs, READS_PER_CHAR * chars // CHARS_PER_STEP),
         )
 
     def iterate(self, iterable: Iterable[_T]) -> Iterator[_T]:
@@ -139,15 +154,37 @@ class Budget:
             raise _exceeded(too_many, "MAX_NUMBER_DIGITS")
 
     def charge(self, value: _T, what: str = "a value the template builds") -> _T:
-        """Count what the template built: ``value``'s length (a number: its digits)."""
+        """Count what the template built: ``value``'s ``built_size`` (a number: its digits)."""
         if isinstance(value, int) and not isinstance(value, bool):
             self.digits(value.bit_length() * _DIGITS_PER_BIT, what)
         elif isinstance(value, (str, list, tuple, Mapping)):
-            size = len(value)
+            size = built_size(value)
             if size > MAX_OUTPUT_CHARS:
                 raise _exceeded(f"{what} has {size:,} characters, over {MAX_OUTPUT_CHARS:,}", "MAX_OUTPUT_CHARS")
             self._spend(size)
         return value
+
+    def read(self, *values: Any) -> None:
+        """Spend the steps of reading ``values`` once (``work``), before an operation does."""
+        for value in values:
+            self.step(self.measure(value))
+
+    def measure(self, value: Any) -> int:
+        """``work(value)``, counted no further than the steps left (the count is a walk too)."""
+        return work(value, self.step_limit - self.steps + 1)
+
+    def collect(self, iterable: Iterable[_T], what: str) -> list[_T]:
+        """``iterable``'s items as a list (a generator a filter is given), each counted as a
+        step and as ``ITEM_CHARS`` as it is taken, so that a generator of too many items stops
+        before they are all made."""
+        collected: list[_T] = []
+        for item in iterable:
+            collected.append(item)
+            self.step(1)
+            if len(collected) * ITEM_CHARS > MAX_OUTPUT_CHARS:
+                too_many = f"{what} takes more than {MAX_OUTPUT_CHARS // ITEM_CHARS:,} items"
+                raise _exceeded(f"{too_many} ({MAX_OUTPUT_CHARS:,} characters)", "MAX_OUTPUT_CHARS")
+        return self.charge(collected, what)
 
     def output(self, pieces: Iterable[str]) -> list[str]:
         """The pieces of a template's output (or of a macro's, a block's), counted as they
@@ -220,16 +257,44 @@ def text_size(value: Any, indent: int = 0, per_item: int = 2) -> int:
     while stack and total <= MAX_OUTPUT_CHARS:
         item, depth = stack.pop()
         total += per_item + depth * indent
-        if isinstance(item, (str, bytes)):
+        leaf = _leaf_size(item)
+        if leaf is not None:
+            total += leaf
+        elif isinstance(item, (str, bytes)):
             total += len(item)
-        elif type(item) is int:
-            total += int(item.bit_length() * _DIGITS_PER_BIT)
         elif isinstance(item, jinja2.utils.Namespace):
             stack.append((object.__getattribute__(item, "_Namespace__attrs"), depth))
-        elif isinstance(item, Mapping):
-            stack.extend((part, depth + 1) for pair in item.items() for part in pair)
-        elif isinstance(item, (list, tuple, set, frozenset)):
-            stack.extend((child, depth + 1) for child in item)
+        elif isinstance(item, (Mapping, list, tuple, set, frozenset)):
+            total += _children(item, depth + 1, per_item + (depth + 1) * indent, stack)
         else:
-            total += 24  # a number, a boolean, None, an object's short repr
+            total += 24  # a number of another type, an object's short repr
+    return total
+
+
+def _leaf_size(item: Any) -> int | None:
+    """The text size of a plain scalar (``text_size`` without the item's own share), or
+    ``None`` for anything else."""
+    kind = type(item)
+    if kind is str or kind is bytes:
+        return len(item)
+    if kind is int:
+        return int(item.bit_length() * _DIGITS_PER_BIT)
+    if kind is float or kind is bool or item is None:
+        return 24
+    return None
+
+
+def _children(item: Any, depth: int, share: int, stack: list[tuple[Any, int]]) -> int:
+    """The text size of a collection's scalar children, each with its ``share``; the others
+    go onto ``stack`` (counted one by one, they made ``text_size`` slow on large mappings)."""
+    total = 0
+    children = (part for pair in item.items() for part in pair) if isinstance(item, Mapping) else item
+    for child in children:
+        leaf = _leaf_size(child)
+        if leaf is None:
+            stack.append((child, depth))
+        else:
+            total += share + leaf
+            if total > MAX_OUTPUT_CHARS:
+                break
     return total

@@ -38,6 +38,7 @@ from codec.render.template_input import (
     template_tools,
 )
 from codec.render.tracking import Reads, failing_read
+from codec.render.values import strings
 
 # generation_prompt renders this one-message conversation with and without the prompt; the date
 # is fixed so that Solar's strftime_now prints the same text in both.
@@ -184,32 +185,39 @@ class Renderer:
                 )
 
     def _run(self, context: dict[str, Any]) -> str:
+        size = (0, 0) if self._trusted else _input_size(context)
         try:
-            return self._render(context)
+            return self._render(context, size)
         except budget.BudgetExceeded:
             raise
         except Exception as error:  # the template is code from outside: anything can escape it
-            raise self._template_error(error, context) from None
+            raise self._template_error(error, context, size) from None
 
-    def _render(self, context: dict[str, Any]) -> str:
-        """One render: a user's template on a budget sized to the conversation."""
+    def _render(self, context: dict[str, Any], size: tuple[int, int]) -> str:
+        """One render: a user's template on a budget sized to the conversation (``size``: its
+        messages and tools, and the characters of their text)."""
         if self._trusted:
             return self._template.render(context)
-        size = len(context["messages"]) + len(context["tools"] or ())
-        token = budget.spending(budget.Budget.for_input(size))
+        token = budget.spending(budget.Budget.for_input(*size))
         try:
             return self._template.render(context)
         finally:
             budget.restore(token)
 
-    def _template_error(self, error: Exception, context: dict[str, Any]) -> RenderError:
+    def _template_error(self, error: Exception, context: dict[str, Any], size: tuple[int, int]) -> RenderError:
         """The error, naming what the template was reading when it failed (one more render)."""
-        reads = failing_read(self._render, context)
+        reads = failing_read(lambda tracked: self._render(tracked, size), context)
         if type(error) is jinja2.TemplateError:  # the template's own raise_exception(...)
             text = f"the chat template refused the input: {error}"
         else:
             text = f"the chat template failed: {type(error).__name__}: {_explained(error, reads)}"
         return RenderError(text, message_index=reads.message_index)
+
+
+def _input_size(context: dict[str, Any]) -> tuple[int, int]:
+    """The messages and tools of a render's context, and the characters of all their text."""
+    given = (context["messages"], context["tools"] or ())
+    return len(given[0]) + len(given[1]), sum(map(len, strings(given)))
 
 
 def _explained(error: Exception, reads: Reads) -> str:

@@ -11,6 +11,8 @@ compiles templates, without changing what they print:
   iteration, macro call and block spends its body's size in steps (``_budgeted``);
 - ``~``, slices, the ``*``, ``**``, ``%`` and ``+`` operators, calls, filters and printed values
   go through methods that estimate or measure what they build (``codec.render.amplifiers``);
+- filters, tests and calls spend steps for each call and for what they read
+  (``codec.render.costs``), comparisons for what they read (``budget_read``);
 - the output, and every macro's or block's output, is counted as it is joined
   (``Environment.concat``).
 """
@@ -18,20 +20,18 @@ compiles templates, without changing what they print:
 from __future__ import annotations
 
 import copy
-import functools
-import types
-from collections.abc import Callable, Sized
+from collections.abc import Callable
 from typing import Any
 
 import jinja2
 import jinja2.compiler
 import jinja2.nodes
 import jinja2.runtime
-import jinja2.utils
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from codec.render import amplifiers
-from codec.render.budget import Budget, Counted, current, text_size
+from codec.render import amplifiers, costs
+from codec.render.budget import Counted, current, text_size
+from codec.render.sizes import CHARS_PER_STEP
 
 
 class BudgetedCodeGenerator(jinja2.compiler.CodeGenerator):
@@ -69,6 +69,22 @@ class BudgetedCodeGenerator(jinja2.compiler.CodeGenerator):
         super().visit_Getitem(node, frame)
         self.write(")")
 
+    def visit_Compare(self, node: jinja2.nodes.Compare, frame: jinja2.compiler.Frame) -> None:
+        """``a in b``, ``a == b``: each operand read through ``environment.budget_read``, which
+        spends the work of comparing with it (a long text searched a million times over)."""
+        self.write("(environment.budget_read(")
+        self.visit(node.expr, frame)
+        self.write(")")
+        for operand in node.ops:
+            self.visit(operand, frame)
+        self.write(")")
+
+    def visit_Operand(self, node: jinja2.nodes.Operand, frame: jinja2.compiler.Frame) -> None:
+        """One ``op b`` of a comparison, ``b`` read as in ``visit_Compare``."""
+        self.write(f" {jinja2.compiler.operators[node.op]} environment.budget_read(")
+        self.visit(node.expr, frame)
+        self.write(")")
+
     def _output_child_to_const(self, node: jinja2.nodes.Expr, frame: jinja2.compiler.Frame, finalize: Any) -> str:
         """Only literal template text is output as a constant; every expression is evaluated
         when the template renders, on its budget."""
@@ -78,6 +94,7 @@ class BudgetedCodeGenerator(jinja2.compiler.CodeGenerator):
 
 
 _BUDGET_CALLS = frozenset({"budget_loop", "budget_steps"})
+_CONTEXT_KEYWORDS = frozenset({"_loop_vars", "_block_vars"})
 _BODIES = (jinja2.nodes.For, jinja2.nodes.Macro, jinja2.nodes.CallBlock, jinja2.nodes.Block)
 
 
@@ -115,7 +132,9 @@ def _join(pieces: Any) -> str:
 def _printed(value: Any) -> Any:
     """``Environment.finalize``: a value printed with ``{{ }}``, whose text is estimated first."""
     if type(value) is not str:
-        current().expect(text_size(value), "printing a value")
+        budget = current()
+        budget.expect(text_size(value), "printing a value")  # estimates come first: they say more
+        budget.read(value)
     return value
 
 
@@ -145,9 +164,19 @@ class StrictSandbox(ImmutableSandboxedEnvironment):
         )
 
     def budget_filters(self) -> None:
-        """Put every filter on the budget (once the environment's filters are all set)."""
+        """Put every filter and test on the budget (once the environment's are all set)."""
         for name, function in self.filters.items():
-            self.filters[name] = _budgeted_filter(name, function)
+            self.filters[name] = costs.budgeted_filter(name, function)
+        for name, test in self.tests.items():
+            self.tests[name] = costs.budgeted_test(name, test)
+
+    def budget_read(self, value: Any) -> Any:
+        """An operand of a comparison, its reading spent (called by the compiled template)."""
+        kind = type(value)
+        if kind is not str or len(value) >= CHARS_PER_STEP:  # a short text reads in no time
+            budget = current()
+            budget.step(budget.measure(value))
+        return value
 
     def budget_loop(self, iterable: Any) -> Counted:
         """A loop's iterable, counted (called by the compiled template)."""
@@ -161,6 +190,7 @@ class StrictSandbox(ImmutableSandboxedEnvironment):
         """``a ~ b ~ ...``, its length estimated first (called by the compiled template)."""
         budget = current()
         budget.expect(sum(text_size(piece) for piece in pieces), "joining text with ~")
+        budget.read(*(piece for piece in pieces if type(piece) is not str))  # str() of a value walks it
         return budget.charge(join(pieces), "text joined with ~")
 
     def budget_charge(self, value: Any) -> Any:
@@ -176,6 +206,7 @@ class StrictSandbox(ImmutableSandboxedEnvironment):
             budget.digits(amplifiers.power_digits(left, right), "a power computed with **")
         elif operator == "%":
             budget.expect(amplifiers.printf(left, right), "formatting with %")
+        budget.read(left, right)
         return budget.charge(self.binop_table[operator](left, right), f"the result of {operator}")
 
     def call(__self, __context: jinja2.runtime.Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:
@@ -183,58 +214,13 @@ class StrictSandbox(ImmutableSandboxedEnvironment):
         than it is given, and measured after (a macro's output is counted as it is joined)."""
         budget = current()
         budget.call()
-        args = _estimated_call(budget, __obj, args, kwargs)
+        # Jinja passes a loop's or a block's variables along to every call made in its body, for
+        # callees that take the context; they are no argument of the callee's, to estimate or read.
+        given = {name: value for name, value in kwargs.items() if name not in _CONTEXT_KEYWORDS}
+        args = costs.estimated_call(budget, __obj, args, given)
         if isinstance(__obj, jinja2.runtime.LoopContext) and args:  # a recursive loop's `loop(children)`
             args = (Counted(args[0], budget), *args[1:])
         result = super().call(__context, __obj, *args, **kwargs)
         if isinstance(__obj, jinja2.runtime.Macro):
             return result
         return budget.charge(result, f"the result of {getattr(__obj, '__name__', 'a call')}()")
-
-
-def _estimated_call(budget: Budget, function: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
-    """Refuse a call estimated to build too much; returns the arguments to call with (``join``
-    is given its items as a list, read once)."""
-    owner = getattr(function, "__self__", None)
-    wrapped = getattr(function, "__wrapped__", None)  # the sandbox's wrapper of str.format
-    if type(function) is types.BuiltinMethodType and isinstance(owner, (str, bytes)):
-        estimate = amplifiers.METHODS.get(function.__name__)
-        if function.__name__ == "join" and args and not isinstance(args[0], Sized):
-            args = (list(args[0]), *args[1:])
-        if estimate is not None:
-            _expect(budget, estimate, (owner, *args), kwargs, f"str.{function.__name__}()")
-    elif type(wrapped) is types.BuiltinMethodType and isinstance(wrapped.__self__, str):
-        mapping = kwargs if wrapped.__name__ == "format" else (args[0] if args else {})
-        positional = args if wrapped.__name__ == "format" else ()
-        _expect(budget, amplifiers.format_method, (wrapped.__self__, positional, mapping), {}, "str.format()")
-    elif function is jinja2.utils.generate_lorem_ipsum:
-        _expect(budget, amplifiers.lipsum, args, kwargs, "lipsum()")
-    return args
-
-
-def _expect(budget: Budget, estimate: amplifiers.Estimate, args: Any, kwargs: Any, what: str) -> None:
-    try:
-        size = estimate(*args, **kwargs)
-    except (TypeError, ValueError, AttributeError):
-        return  # arguments the operation itself refuses: it raises its own error, building nothing
-    budget.expect(size, what)
-
-
-def _budgeted_filter(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
-    """``function`` (the filter ``name``) estimated before it runs when it can build much more
-    than it is given, and measured after. The wrapper keeps Jinja's ``pass_context`` /
-    ``pass_environment`` marks, so it is called exactly as the filter was."""
-    estimate = amplifiers.FILTERS.get(name)
-    skip = 1 if hasattr(function, "jinja_pass_arg") else 0  # a context or an environment comes first
-    sized = name in amplifiers.SIZED_VALUE
-
-    @functools.wraps(function)
-    def budgeted(*args: Any, **kwargs: Any) -> Any:
-        budget = current()
-        if sized and len(args) > skip and not isinstance(args[skip], Sized):
-            args = (*args[:skip], list(args[skip]), *args[skip + 1 :])
-        if estimate is not None:
-            _expect(budget, estimate, args[skip:], kwargs, f"the {name} filter")
-        return budget.charge(function(*args, **kwargs), f"the result of the {name} filter")
-
-    return budgeted

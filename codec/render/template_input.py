@@ -7,11 +7,13 @@ object (an image, an array) reaches the template's sandbox; unlike it, a value t
 where the template prints values (arguments, tools, options) is refused, not printed as a
 ``"<TypeName>"`` placeholder (``codec.render.values``).
 
-The checks: a special token inside any text the caller gave — messages, tools, option values —
-would be read back as structure, so it is refused (``allow_special_tokens`` overrides; the
-model's own parsed reply is not checked). A format whose strings are quoted by a special token
-(Gemma's ``<|"|>``) cannot hold that token inside a quoted string at all: that is refused always.
-Marker strings come from the format's grammar, never from this file.
+The checks: a special token inside text the caller gave — user, system and tool messages, tools,
+option values, the calls in an assistant message — would be read back as structure, so it is
+refused (``allow_special_tokens`` overrides). An assistant message's content and reasoning are
+not checked: they are what the model wrote, markers included when lenient parsing could not
+structure them, and render back as they came (``model_text``). A format whose strings are quoted
+by a special token (Gemma's ``<|"|>``) cannot hold that token inside a quoted string at all:
+that is refused always. Marker strings come from the format's grammar, never from this file.
 """
 
 from __future__ import annotations
@@ -27,21 +29,17 @@ from codec.models import AnyMessage, AssistantMessage, Content, TextPart, ToolMe
 from codec.render.values import json_value, strings, strings_with_paths
 from codec.render.values import plain as plain  # imported from here by older code
 
-# Grammar terminal names (see grammars/*.lark) with a meaning for rendering.
-_THINK_OPEN, _THINK_CLOSE, _QUOTE = "THINK_OPEN", "THINK_CLOSE", "QUOTE"
+# The grammar terminal (see grammars/*.lark) that quotes strings: Gemma's ``<|"|>``.
+_QUOTE = "QUOTE"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class TextRules:
-    """What a format forbids inside caller text, read from its grammar.
-
-    ``think`` is set when the grammar has ``THINK_OPEN``/``THINK_CLOSE``: the GLM templates split
-    ``<think>reasoning</think>answer`` content into reasoning and answer themselves. ``quote`` is
-    set when the grammar has a ``QUOTE`` terminal: Gemma writes strings between two of them.
-    """
+    """What a format forbids inside caller text, read from its grammar: its special tokens, and
+    ``quote``, set when the grammar has a ``QUOTE`` terminal (Gemma writes strings between two
+    of them)."""
 
     special: re.Pattern[str] | None
-    think: tuple[str, str] | None
     quote: str | None
 
     @classmethod
@@ -51,10 +49,7 @@ class TextRules:
         by_name = {name: text for text, name in grammar.markers.items()}
         tokens = grammar.special_tokens  # longest first, so a longer token wins over its prefix
         special = re.compile("|".join(map(re.escape, tokens))) if tokens else None
-        think = None
-        if _THINK_OPEN in by_name and _THINK_CLOSE in by_name:
-            think = (by_name[_THINK_OPEN], by_name[_THINK_CLOSE])
-        return cls(special, think, by_name.get(_QUOTE))
+        return cls(special, by_name.get(_QUOTE))
 
 
 class _Text(NamedTuple):
@@ -133,8 +128,9 @@ def check_messages(
 
     ``template_input`` is what ``template_messages`` made of ``messages``: one search over all
     of it finds whether there is anything to report, and only then are the messages walked
-    field by field to say where. A reply ``parse`` returned, unchanged, is the model's own
-    output: its text is not checked for special tokens (see ``from_the_model``).
+    field by field to say where. An assistant message's content and reasoning are not checked
+    for special tokens (``model_text``), nor is anything in a reply ``parse`` returned,
+    unchanged (``from_the_model``).
     """
     if not _suspect(template_input, rules, allow_special_tokens) and not _parts_suspect(
         messages, rules, allow_special_tokens
@@ -146,15 +142,29 @@ def check_messages(
             _check_text(text, rules, allow, index)
 
 
+def model_text(message: AnyMessage) -> bool:
+    """Whether ``message``'s content and reasoning are the model's own text, rendered back
+    unchecked: they are, in an assistant message.
+
+    A lenient parse keeps what it cannot structure in ``content``, markers included
+    (``<tool_call>`` with nothing after it), and a client sends that reply back in its next
+    request as a plain dict. Rendering it must reproduce what the model wrote, not refuse it.
+    This forges nothing: the model already had that text in its context when it wrote it, and
+    a client that writes an assistant message itself controls the whole prompt anyway. What an
+    end user or a tool supplies — user, system and tool text — is where an injected marker
+    would come from, and stays checked; so do the calls, whose names and arguments the template
+    writes between markers of its own.
+    """
+    return isinstance(message, AssistantMessage)
+
+
 def from_the_model(message: AnyMessage) -> bool:
     """Whether ``message`` is a reply ``parse`` returned, unchanged since
-    (``AssistantMessage.is_model_output``).
+    (``AssistantMessage.is_model_output``): its calls are not checked either.
 
-    Its text was the model's own output, already in the model's context when it wrote it, so
-    rendering it back as history forges nothing: a reply cut off inside ``<tool_call>get_wea``
-    renders back as it came. Only the parser can mark a message so — a dict or a message built
-    by the caller is never marked — and any change to the message drops the mark, so user, tool
-    and system text, and whatever the caller writes into a reply, stay checked.
+    A reply cut off inside a call, or with a marker read as text inside an argument, renders
+    back as it came. Only the parser can mark a message so — a dict or a message built by the
+    caller is never marked — and any change to the message drops the mark.
     """
     return isinstance(message, AssistantMessage) and getattr(message, "is_model_output", False) is True
 
@@ -193,9 +203,17 @@ def _parts_suspect(messages: Sequence[AnyMessage], rules: TextRules, allow_speci
     )
 
 
-def _joined_parts(content: Sequence[Any]) -> tuple[str, str]:
+def _joined_parts(content: Sequence[Any], mask: re.Pattern[str] | None = None) -> tuple[str, str]:
+    """The text parts written one after another, as they are and trimmed; with ``mask``, its
+    matches inside each part replaced by as many NULs (no token holds NUL)."""
     texts = [part.text for part in content if isinstance(part, TextPart)]
+    if mask is not None:
+        texts = [mask.sub(_nuls, text) for text in texts]
     return "".join(texts), "".join(text.strip() for text in texts)
+
+
+def _nuls(found: re.Match[str]) -> str:
+    return "\0" * len(found.group())
 
 
 def _suspect(value: Any, rules: TextRules, allow_special: bool) -> bool:
@@ -204,26 +222,6 @@ def _suspect(value: Any, rules: TextRules, allow_special: bool) -> bool:
     if rules.quote is not None and rules.quote in joined:
         return True
     return not allow_special and rules.special is not None and bool(rules.special.search(joined))
-
-
-def split_think(content: str, think: tuple[str, str]) -> tuple[int, int, int] | None:
-    """Where reasoning starts and ends, and where the answer starts, when ``content`` is
-    ``[<think>]reasoning</think>answer`` (one close marker, an open marker only at the start);
-    ``None`` for any other content.
-
-    The GLM templates make exactly this split themselves (``content.split('</think>')``), so the
-    message is passed on unchanged and only the two pieces are checked.
-    """
-    open_marker, close_marker = think
-    close_at = content.find(close_marker)
-    if close_at < 0 or content.count(close_marker) > 1:
-        return None
-    head = content[:close_at]
-    open_at = head.find(open_marker)
-    if content.count(open_marker) > (1 if open_at >= 0 else 0) or head[:open_at].strip():
-        return None
-    reasoning_start = open_at + len(open_marker) if open_at >= 0 else 0
-    return reasoning_start, close_at, close_at + len(close_marker)
 
 
 def _check_text(text: _Text, rules: TextRules, allow_special: bool, index: int | None) -> None:
@@ -248,12 +246,12 @@ def _check_text(text: _Text, rules: TextRules, allow_special: bool, index: int |
 
 
 def _message_texts(message: AnyMessage, rules: TextRules) -> Iterator[_Text]:
-    quoted = isinstance(message, ToolMessage)  # Gemma quotes a tool result: {value:<|"|>…<|"|>}
     if isinstance(message, AssistantMessage):
         yield from _assistant_texts(message, rules)
-    else:
-        yield from _content_texts(message.content, quoted)
-    if not isinstance(message, AssistantMessage) and message.name is not None:
+        return
+    quoted = isinstance(message, ToolMessage)  # Gemma quotes a tool result: {value:<|"|>…<|"|>}
+    yield from _content_texts(message.content, quoted)
+    if message.name is not None:
         yield _Text("name", message.name, False, 0)
     if isinstance(message, ToolMessage):
         if message.tool_call_id is not None:
@@ -263,18 +261,13 @@ def _message_texts(message: AnyMessage, rules: TextRules) -> Iterator[_Text]:
 
 
 def _assistant_texts(message: AssistantMessage, rules: TextRules) -> Iterator[_Text]:
+    """What is checked in an assistant message: not its content and reasoning (``model_text``),
+    except a token that only joining its text parts forms — the model never wrote that one; the
+    template would make it — and its calls."""
     content = message.content
-    split = None
-    if rules.think and message.reasoning is None and isinstance(content, str):
-        split = split_think(content, rules.think)
-    if split is not None and isinstance(content, str):
-        reasoning_start, reasoning_end, answer_start = split
-        yield _Text("content", content[reasoning_start:reasoning_end], False, reasoning_start)
-        yield _Text("content", content[answer_start:], False, answer_start)
-    else:
-        yield from _content_texts(content, False)
-    if message.reasoning is not None:
-        yield _Text("reasoning", message.reasoning, False, 0)
+    if content is not None and not isinstance(content, str) and rules.special is not None:
+        for joined in _joined_parts(content, mask=rules.special):  # a token inside a part is the model's
+            yield _Text("content (its text parts joined)", joined, False, 0)
     for number, call in enumerate(message.tool_calls):
         where = f"tool_calls[{number}]"
         if call.id is not None:
