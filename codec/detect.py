@@ -95,7 +95,8 @@ def _by_hash(template: str) -> Detection | None:
 
 
 def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    # A lone surrogate is no shipped template's text: hashed as written, it matches none.
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @cache

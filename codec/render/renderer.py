@@ -83,7 +83,7 @@ class Renderer:
     def select_options(self, options: Mapping[str, Any], unknown: UnknownOptions) -> dict[str, Any]:
         """The options to render with: all of them, after ``check_options``, for ``"error"``;
         those the template reads for ``"ignore"``. Any other ``unknown`` is a ``RenderError``."""
-        if unknown not in _UNKNOWN_OPTIONS:
+        if not isinstance(unknown, str) or unknown not in _UNKNOWN_OPTIONS:
             choices = " or ".join(map(repr, get_args(UnknownOptions)))
             raise RenderError(f"unknown_options must be {choices}, got {describe(unknown)}")
         if not options:
@@ -143,7 +143,7 @@ class Renderer:
         The stream parser feeds this text first, so the grammar knows where the model starts
         (GLM's prompt ends inside ``<think>``). Cached per options.
         """
-        key = repr(sorted(options.items())) if options else ""
+        key = repr(sorted(template_options(options).items())) if options else ""  # JSON values only
         prompt = self._prompts.get(key)
         if prompt is None:
             prompt = self._generation_prompt(options)
