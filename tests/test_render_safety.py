@@ -691,9 +691,11 @@ def test_a_parsed_reply_renders_back_and_a_changed_call_does_not() -> None:
     """An unchanged reply renders back whole, its calls included; a call the caller changed is
     checked like any other."""
     glm = codec.load("glm")
-    reply = glm.parse("</think><tool_call>f<arg_key>q</arg_key><arg_value>x<|user|>y</arg_value></tool_call>")
-    assert reply.tool_calls[0].arguments == {"q": "x<|user|>y"}
-    assert "<arg_value>x<|user|>y</arg_value>" in glm.render([USER, reply], add_generation_prompt=False, now=NOW)
+    # <tool_response> amid a value reads as its text (a stop or turn marker would end the call)
+    reply = glm.parse("</think><tool_call>f<arg_key>q</arg_key><arg_value>x<tool_response>y</arg_value></tool_call>")
+    assert reply.tool_calls[0].arguments == {"q": "x<tool_response>y"}
+    prompt = glm.render([USER, reply], add_generation_prompt=False, now=NOW)
+    assert "<arg_value>x<tool_response>y</arg_value>" in prompt
     changed = reply.model_copy(update={"tool_calls": (reply.tool_calls[0].model_copy(update={"id": "c2"}),)})
     with pytest.raises(codec.RenderError, match="special token"):
         glm.render([USER, changed], now=NOW)
