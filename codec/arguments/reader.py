@@ -55,6 +55,10 @@ class ArgumentContext:
     string_sink: Callable[[], Callable[[str], None]]
     parameters: Callable[[], Mapping[str, Any] | None] = lambda: None
     """The called tool's ``parameters`` schema (``None``: unknown), once its name is known."""
+    start: Callable[[str], None] = lambda name: None
+    """Announce the call with the name the reader read from its own text, for a syntax that
+    writes the name inside the arguments text (Qwen's ``{"name": …, "arguments": …}``): the
+    reader's ``name`` returned ``None``, and nothing of the call is sent before this."""
 
 
 class ArgumentReader(Protocol):
@@ -62,9 +66,10 @@ class ArgumentReader(Protocol):
 
     terminals: ClassVar[frozenset[str]]
 
-    def name(self, written: str, terminal: str, inserted: bool) -> str:
+    def name(self, written: str, terminal: str, inserted: bool) -> str | None:
         """The call's name, when its first argument token ``terminal`` arrives: ``written`` as a
-        rule; a reader may take part of it back (GLM's key glued to the name)."""
+        rule; a reader may take part of it back (GLM's key glued to the name). ``None``: the
+        name is in the arguments text, and the reader announces it (``ArgumentContext.start``)."""
         ...
 
     def token(self, terminal: str, text: str, inserted: bool) -> None:

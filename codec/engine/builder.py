@@ -238,12 +238,23 @@ class MessageBuilder:
                 stop=self._request_stop,
                 string_sink=lambda: self._string_sink(call),
                 parameters=lambda: call.parameters,
+                start=lambda name: self._named(call, name),
             )
             call.arguments = self._arguments(context)
             if not call.started:
-                call.name_parts = [call.arguments.name("".join(call.name_parts), terminal, inserted)]
+                name = call.arguments.name("".join(call.name_parts), terminal, inserted)
+                if name is None:  # the reader reads the name from its own text, then calls ``start``
+                    return call.arguments
+                call.name_parts = [name]
             self._start(call)
         return call.arguments
+
+    def _named(self, call: Call, name: str) -> None:
+        """The reader read the call's name from the arguments text (Qwen's JSON call object):
+        announce the call."""
+        if not call.started:
+            call.name_parts = [name]
+            self._start(call)
 
     def _delta_of(self, call: Call) -> Callable[[str], None]:
         """Where a call's fragments go: out as events, and counted against the size limit (one

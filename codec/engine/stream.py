@@ -103,12 +103,14 @@ class StreamParser:
         limits: Limits = DEFAULT_LIMITS,
         events: bool = True,
         call_enders: frozenset[str] = frozenset({_CALL_OPEN}),
+        content_openers: frozenset[str] = frozenset({_CONTENT_OPEN}),
     ) -> None:
         self._grammar: CompiledGrammar = compiled(grammar_file)
         self._call_enders = call_enders  # stop and turn markers, a call's opener: never inside a call
+        self._content_openers = content_openers  # after these, white space is content, not layout
         self._facts = _FACTS.setdefault(self._grammar.name, {})
         self._free_terminals = self._grammar.free_text
-        self._scanner = MarkerScanner(self._grammar.markers)
+        self._scanner = MarkerScanner(self._grammar.scanned)
         self._lalr = LalrCursor(self._grammar, COMPLETION_START, on_bad_rule=self._bad_rule)
         self._strict = strict
         self._limits = limits
@@ -448,8 +450,9 @@ class StreamParser:
 
     def _is_layout_candidate(self, text: str) -> bool:
         """White space where content could start: layout if a marker or the end follows it —
-        unless a marker opened the content explicitly (``CONTENT_OPEN``: then it is the content)."""
-        if self._run is not None or self._pending or text.strip() or self._last == _CONTENT_OPEN:
+        unless a marker opened the content explicitly (``CONTENT_OPEN``, or one of the format's
+        ``FormatSpec.content_openers``: then it is the content)."""
+        if self._run is not None or self._pending or text.strip() or self._last in self._content_openers:
             return False
         return CONTENT in self._accepts()
 

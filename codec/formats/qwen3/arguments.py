@@ -1,0 +1,329 @@
+"""Qwen3's call syntax: one JSON object between the call markers, with the name inside::
+
+    <tool_call>
+    {"name": "get_weather", "arguments": {"city": "Paris"}}
+    </tool_call>
+
+The whole object is one run of ``CALL_JSON``. The reader reads its head (``{"name": "…",
+"arguments": ``) first and announces the call (``ArgumentContext.start``); then the arguments
+stream through the shared incremental JSON reader (``codec.arguments.json_stream``), string
+values as they arrive, and the object's own ``}`` closes it.
+
+What models write wrong, read leniently (each a diagnostic):
+
+- arguments written as a JSON string (double-encoded: ``"arguments": "{\\"city\\": …}"``) or
+  in Python's syntax: held until the call ends, then read by the tolerant decoder
+  (``codec.arguments.tolerant``), as Solar's refused arguments are (``arguments_repaired``);
+- ``"parameters"`` for ``"arguments"`` (Hermes fine-tunes), and a call with no arguments
+  (``{"name": "f"}``): the arguments are ``{}``;
+- the keys in another order (``{"arguments": …, "name": …}``), or other text before the name:
+  the object is held until it closes, then read whole.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import ClassVar
+
+from codec.arguments.emitter import dumps
+from codec.arguments.json_stream import JsonArgumentsStream
+from codec.arguments.lenient_value import lossless
+from codec.arguments.reader import ArgumentContext
+from codec.arguments.tolerant import decode_arguments, decode_value
+
+_WHITE = re.compile(r"[ \t\n\r]*")
+_NAME = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_OPEN_NAME = re.compile(r'"(?:[^"\\]|\\.)*\\?')
+_KEYS = ('"arguments"', '"parameters"')
+_HEAD_LIMIT = 1024  # characters of a head read again per token before it is held whole instead
+_MORE = "more"  # the head may still come
+
+
+def read_head(text: str) -> tuple[str, int, bool] | str | None:
+    """``(name, where the arguments value starts, closed)`` once ``text`` begins with the head
+    ``{"name": "…", "arguments": `` (``closed``: ``{"name": "…"}``, no arguments); ``"more"``
+    while it may still; ``None`` when it cannot."""
+    at = _skip(text, 0)
+    name = ""
+    for piece in ("{", '"name"', ":", None, ",", _KEYS, ":"):
+        at = _skip(text, at)
+        if at == len(text):
+            return _MORE
+        if piece is None:
+            found = _NAME.match(text, at)
+            if found is None:
+                return _MORE if _OPEN_NAME.fullmatch(text, at) else None
+            name, at = _decoded(found.group(1)), found.end()
+            continue
+        if piece == "," and text[at] == "}":
+            return name, at + 1, True
+        choices = piece if isinstance(piece, tuple) else (piece,)
+        taken = next((choice for choice in choices if text.startswith(choice, at)), None)
+        if taken is None:
+            return _MORE if any(choice.startswith(text[at:]) for choice in choices) else None
+        at += len(taken)
+    return name, _skip(text, at), False
+
+
+def _skip(text: str, at: int) -> int:
+    found = _WHITE.match(text, at)
+    return found.end() if found else at
+
+
+def _decoded(raw: str) -> str:
+    try:
+        value = json.loads(f'"{raw}"')
+    except ValueError:
+        return raw
+    return value if isinstance(value, str) else raw
+
+
+class CallObject:
+    """The arguments of one Qwen3 call: ``CALL_JSON`` is the whole call object's text."""
+
+    terminals: ClassVar[frozenset[str]] = frozenset({"CALL_JSON"})
+
+    def __init__(self, context: ArgumentContext) -> None:
+        self._context = context
+        self._head: list[str] = []  # text before the name is known
+        self._whole: _Whole | None = None  # the object held until it closes (keys out of order)
+        self._json: JsonArgumentsStream | None = None
+        self._closed = False  # the object's own ``}`` after the arguments
+        self._rejecting = False
+        self._written: list[str] = []  # the arguments text, for a second, lenient reading
+        self._sent: list[str] = []
+        self._rejected: list[str] = []
+        self._done = False  # the arguments were read whole at once
+
+    def name(self, written: str, terminal: str, inserted: bool) -> str | None:
+        return None  # read from the object (``read_head``), then announced
+
+    def token(self, terminal: str, text: str, inserted: bool) -> None:
+        if self._json is not None:
+            self._feed(self._json, text)
+        elif self._whole is not None:
+            self._hold(text)
+        else:
+            self._read_head(text)
+
+    @property
+    def held(self) -> int:
+        held = sum(map(len, self._head)) + (self._whole.size if self._whole is not None else 0)
+        return held + (self._json.held if self._json is not None else 0)
+
+    @property
+    def complete(self) -> bool:
+        """The call object was closed, its arguments whole."""
+        if self._done:
+            return True
+        return self._json is not None and self._json.closed and self._closed and not self._rejected
+
+    def run_sink(self, terminal: str) -> Callable[[str], None] | None:
+        return None  # each piece through ``token``: the head decides where text goes
+
+    def finish(self, truncated: bool) -> None:
+        if self._done:
+            return
+        if self._json is None:  # never named (the builder reported it): the text is content
+            self._context.content("".join(self._head) + (self._whole.text() if self._whole else ""))
+            self._context.delta(self._context.emitter.finish())
+            return
+        if self._rejected and not truncated and self._reread():
+            return
+        for rejected in self._rejected:
+            self._context.content(rejected)
+        emitter = self._context.emitter
+        if truncated and emitter.in_string and emitter.depth == 1:
+            self._delta(emitter.end_string())
+        fragment, complete = self._json.close()
+        if not complete:
+            self._context.report("incomplete_arguments", "the arguments JSON was cut short")
+            self._context.content(self._json.unconsumed)
+        elif not self._closed and not truncated:
+            self._context.report("arguments_repaired", "the call object's closing brace was missing")
+        self._delta(fragment)
+
+    def _read_head(self, text: str) -> None:
+        self._head.append(text)
+        head = "".join(self._head)
+        found = read_head(head)
+        if found == _MORE and len(head) <= _HEAD_LIMIT:
+            self._head = [head]
+            return
+        if not isinstance(found, tuple):
+            self._head = []
+            self._whole = _Whole()
+            self._hold(head)
+            return
+        name, at, closed = found
+        self._head = []
+        self._context.start(name)
+        self._json = JsonArgumentsStream(
+            self._context.emitter, self._context.schema_of, self._context.limits.max_depth
+        )
+        if closed:  # ``{"name": "f"}``: no arguments
+            self._step(self._json, "{}")
+            self._written, self._closed = [], True
+        rest = head[at:]
+        if rest:
+            self._feed(self._json, rest)
+
+    def _hold(self, text: str) -> None:
+        """Text of an object whose head was not first: held until the object closes."""
+        assert self._whole is not None
+        if not self._whole.add(text):
+            return
+        whole, self._whole = self._whole, None
+        decoded = decode_value(whole.text(), None, max_depth=self._context.limits.max_depth)
+        name = decoded.value.get("name") if isinstance(decoded.value, dict) else None
+        if not isinstance(name, str) or not decoded.complete:
+            self._head = [whole.text()]  # content, when the call ends
+            self._whole = _Whole()
+            self._whole.add_closed()
+            return
+        self._context.start(name)
+        arguments = decoded.value.get("arguments", decoded.value.get("parameters", {}))
+        if isinstance(arguments, str):
+            again = decode_arguments(arguments, self._context.parameters(), max_depth=self._context.limits.max_depth)
+            arguments = again.value if again is not None else None
+        if not isinstance(arguments, dict):
+            self._context.report("invalid_arguments", "a call object whose arguments are not an object")
+            self._context.content(whole.text())
+            arguments = {}
+        else:
+            self._context.report("arguments_repaired", "a call object read whole (its name did not come first)")
+        self._delta(self._context.emitter.replace(arguments, "") or "")
+        self._done = True
+
+    def _feed(self, stream: JsonArgumentsStream, text: str) -> None:
+        if stream.closed:  # the arguments ended: what follows is the call object's
+            self._outer(text)
+            return
+        body = text.rstrip()
+        if not self._written and body.endswith("}") and len(body) > 1:
+            # The object's own ``}`` kept apart, so arguments that arrive whole (every whole
+            # parse) are read at once (``JsonArgumentsStream``'s ``json.loads`` path).
+            self._step(stream, body[:-1])
+            text = text[len(body) - 1 :]
+            if stream.closed:
+                self._outer(text)
+                return
+        self._step(stream, text)
+
+    def _step(self, stream: JsonArgumentsStream, text: str) -> None:
+        self._written.append(text)
+        fragment, rejected = stream.feed(text)
+        if fragment or stream.taken:
+            self._delta(fragment)
+        if stream.dropped:
+            self._keep_dropped(stream)
+        if not rejected:
+            return
+        if stream.closed and not self._rejected:  # the arguments ended: what follows is the object's
+            self._written[-1] = text[: len(text) - len(rejected)]
+            self._outer(rejected)
+        else:
+            self._reject(stream, text, rejected)
+
+    def _outer(self, text: str) -> None:
+        """Text after the arguments: white space and the call object's ``}``."""
+        stripped = text.strip()
+        if not stripped:
+            return
+        if stripped == "}" and not self._closed and not self._rejecting:
+            self._closed = True
+            return
+        if not self._rejecting:
+            self._context.report("invalid_arguments", "text after the call object")
+            self._rejecting = True
+        self._context.content(text)
+
+    def _delta(self, fragment: str) -> None:
+        self._sent.append(fragment)
+        self._context.delta(fragment)
+
+    def _keep_dropped(self, stream: JsonArgumentsStream) -> None:
+        for dropped, at in zip(stream.dropped, stream.dropped_at, strict=True):
+            self._context.report("duplicate_key", "an argument given twice; the first is kept", at)
+            self._context.content(dropped)
+        stream.dropped.clear()
+        stream.dropped_at.clear()
+
+    def _reject(self, stream: JsonArgumentsStream, text: str, rejected: str) -> None:
+        at = len(text) - len(rejected)
+        if stream.too_deep:
+            self._context.content(rejected)
+            self._context.stop("too_deep", f"arguments nested deeper than {self._context.limits.max_depth}", at)
+            return
+        if not self._rejecting:
+            self._context.report("invalid_arguments", "arguments text that is not JSON", at)
+            self._rejecting = True
+        self._rejected.append(rejected)
+
+    def _sent_text(self) -> str:
+        if self._json is not None and self._json.taken:
+            return dumps(self._context.emitter.value)[:-1]
+        return "".join(self._sent)
+
+    def _reread(self) -> bool:
+        """The arguments read again, leniently: a JSON string holding them (double-encoded),
+        Python's syntax, ... The call object's own ``}`` is not theirs."""
+        text = "".join(self._written).rstrip()
+        if text.endswith("}") and not self._closed:
+            text = text[:-1]
+        limits = self._context.limits
+        decoded = decode_arguments(text, self._context.parameters(), max_depth=limits.max_depth)
+        if decoded is None or not decoded.complete or not lossless(decoded.repairs):
+            return False
+        rest = self._context.emitter.replace(decoded.value, self._sent_text())
+        if rest is None:
+            return False
+        shown = ", ".join(sorted({repair.code for repair in decoded.repairs})) or "JSON"
+        self._context.report("arguments_repaired", f"arguments read leniently ({shown})")
+        self._delta(rest)
+        return True
+
+
+class _Whole:
+    """A JSON object's text, held until its braces balance (strings and escapes skipped)."""
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+        self.size = 0
+        self._depth = 0
+        self._string = False
+        self._escape = False
+        self._closed = False
+
+    def add(self, text: str) -> bool:
+        """Hold ``text``; whether the object is now closed."""
+        self._parts.append(text)
+        self.size += len(text)
+        if self._closed:
+            return False
+        for char in text:
+            if self._string:
+                if self._escape:
+                    self._escape = False
+                elif char == "\\":
+                    self._escape = True
+                elif char == '"':
+                    self._string = False
+            elif char == '"':
+                self._string = True
+            elif char in "{[":
+                self._depth += 1
+            elif char in "}]":
+                self._depth -= 1
+                if self._depth <= 0:
+                    self._closed = True
+                    return True
+        return False
+
+    def add_closed(self) -> None:
+        self._closed = True
+
+    def text(self) -> str:
+        return "".join(self._parts)
