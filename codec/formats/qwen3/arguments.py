@@ -22,8 +22,6 @@ What models write wrong, read leniently (each a diagnostic):
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -32,52 +30,7 @@ from codec.arguments.json_stream import JsonArgumentsStream
 from codec.arguments.lenient_value import lossless
 from codec.arguments.reader import ArgumentContext
 from codec.arguments.tolerant import decode_arguments, decode_value
-
-_WHITE = re.compile(r"[ \t\n\r]*")
-_NAME = re.compile(r'"((?:[^"\\]|\\.)*)"')
-_OPEN_NAME = re.compile(r'"(?:[^"\\]|\\.)*\\?')
-_KEYS = ('"arguments"', '"parameters"')
-_HEAD_LIMIT = 1024  # characters of a head read again per token before it is held whole instead
-_MORE = "more"  # the head may still come
-
-
-def read_head(text: str) -> tuple[str, int, bool] | str | None:
-    """``(name, where the arguments value starts, closed)`` once ``text`` begins with the head
-    ``{"name": "…", "arguments": `` (``closed``: ``{"name": "…"}``, no arguments); ``"more"``
-    while it may still; ``None`` when it cannot."""
-    at = _skip(text, 0)
-    name = ""
-    for piece in ("{", '"name"', ":", None, ",", _KEYS, ":"):
-        at = _skip(text, at)
-        if at == len(text):
-            return _MORE
-        if piece is None:
-            found = _NAME.match(text, at)
-            if found is None:
-                return _MORE if _OPEN_NAME.fullmatch(text, at) else None
-            name, at = _decoded(found.group(1)), found.end()
-            continue
-        if piece == "," and text[at] == "}":
-            return name, at + 1, True
-        choices = piece if isinstance(piece, tuple) else (piece,)
-        taken = next((choice for choice in choices if text.startswith(choice, at)), None)
-        if taken is None:
-            return _MORE if any(choice.startswith(text[at:]) for choice in choices) else None
-        at += len(taken)
-    return name, _skip(text, at), False
-
-
-def _skip(text: str, at: int) -> int:
-    found = _WHITE.match(text, at)
-    return found.end() if found else at
-
-
-def _decoded(raw: str) -> str:
-    try:
-        value = json.loads(f'"{raw}"')
-    except ValueError:
-        return raw
-    return value if isinstance(value, str) else raw
+from codec.formats.qwen3.head import HEAD_LIMIT, MORE, Whole, read_head
 
 
 class CallObject:
@@ -88,7 +41,7 @@ class CallObject:
     def __init__(self, context: ArgumentContext) -> None:
         self._context = context
         self._head: list[str] = []  # text before the name is known
-        self._whole: _Whole | None = None  # the object held until it closes (keys out of order)
+        self._whole: Whole | None = None  # the object held until it closes (keys out of order)
         self._json: JsonArgumentsStream | None = None
         self._closed = False  # the object's own ``}`` after the arguments
         self._rejecting = False
@@ -149,20 +102,18 @@ class CallObject:
         self._head.append(text)
         head = "".join(self._head)
         found = read_head(head)
-        if found == _MORE and len(head) <= _HEAD_LIMIT:
+        if found == MORE and len(head) <= HEAD_LIMIT:
             self._head = [head]
             return
         if not isinstance(found, tuple):
             self._head = []
-            self._whole = _Whole()
+            self._whole = Whole()
             self._hold(head)
             return
         name, at, closed = found
         self._head = []
         self._context.start(name)
-        self._json = JsonArgumentsStream(
-            self._context.emitter, self._context.schema_of, self._context.limits.max_depth
-        )
+        self._json = JsonArgumentsStream(self._context.emitter, self._context.schema_of, self._context.limits.max_depth)
         if closed:  # ``{"name": "f"}``: no arguments
             self._step(self._json, "{}")
             self._written, self._closed = [], True
@@ -180,7 +131,7 @@ class CallObject:
         name = decoded.value.get("name") if isinstance(decoded.value, dict) else None
         if not isinstance(name, str) or not decoded.complete:
             self._head = [whole.text()]  # content, when the call ends
-            self._whole = _Whole()
+            self._whole = Whole()
             self._whole.add_closed()
             return
         self._context.start(name)
@@ -284,46 +235,3 @@ class CallObject:
         self._context.report("arguments_repaired", f"arguments read leniently ({shown})")
         self._delta(rest)
         return True
-
-
-class _Whole:
-    """A JSON object's text, held until its braces balance (strings and escapes skipped)."""
-
-    def __init__(self) -> None:
-        self._parts: list[str] = []
-        self.size = 0
-        self._depth = 0
-        self._string = False
-        self._escape = False
-        self._closed = False
-
-    def add(self, text: str) -> bool:
-        """Hold ``text``; whether the object is now closed."""
-        self._parts.append(text)
-        self.size += len(text)
-        if self._closed:
-            return False
-        for char in text:
-            if self._string:
-                if self._escape:
-                    self._escape = False
-                elif char == "\\":
-                    self._escape = True
-                elif char == '"':
-                    self._string = False
-            elif char == '"':
-                self._string = True
-            elif char in "{[":
-                self._depth += 1
-            elif char in "}]":
-                self._depth -= 1
-                if self._depth <= 0:
-                    self._closed = True
-                    return True
-        return False
-
-    def add_closed(self) -> None:
-        self._closed = True
-
-    def text(self) -> str:
-        return "".join(self._parts)

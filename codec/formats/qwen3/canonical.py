@@ -43,7 +43,8 @@ def _think_in_content(draft: Draft) -> None:
     reasoning ``R`` and content ``answer`` (only with ``allow_special_tokens``).
 
     ``{%- set content = message.content.split('</think>')[-1].lstrip('\\n') %}`` /
-    ``{%- set reasoning_content = message.content.split('</think>')[0].rstrip('\\n').split('<think>')[-1].lstrip('\\n') %}``
+    ``{%- set reasoning_content = message.content.split('</think>')[0].rstrip('\\n')``
+    ``.split('<think>')[-1].lstrip('\\n') %}``
     """
     think_open, think_close = _think_markers()
     for index, message in enumerate(draft.messages):
@@ -52,7 +53,9 @@ def _think_in_content(draft: Draft) -> None:
             if isinstance(text, str) and think_close in text:
                 head, tail = text.split(think_close)[0], text.split(think_close)[-1]
                 reasoning = head.rstrip("\n").split(think_open)[-1].lstrip("\n")
-                draft.messages[index] = message.model_copy(update={"reasoning": reasoning, "content": tail.lstrip("\n")})
+                draft.messages[index] = message.model_copy(
+                    update={"reasoning": reasoning, "content": tail.lstrip("\n")}
+                )
 
 
 def _reasoning_after_the_last_query(draft: Draft) -> None:
@@ -98,7 +101,9 @@ def _call_ids(draft: Draft) -> None:
     calls: tuple[ToolCall, ...] = ()
     for index, message in enumerate(draft.messages):
         if isinstance(message, AssistantMessage):
-            calls = tuple(call.model_copy(update={"id": f"call_{count + n}"}) for n, call in enumerate(message.tool_calls))
+            calls = tuple(
+                call.model_copy(update={"id": f"call_{count + n}"}) for n, call in enumerate(message.tool_calls)
+            )
             count += len(calls)
             draft.messages[index] = message.model_copy(update={"tool_calls": calls})
         elif isinstance(message, ToolMessage):

@@ -4,7 +4,7 @@ What the prompt shows, literally::
 
     <|im_start|>system\\nS\\n\\n# Tools\\n\\nYou may call one or more functions…<tools>\\n{tool}\\n</tools>…
     <|im_start|>user\\ntext<|im_end|>\\n
-    <|im_start|>assistant\\n<think>\\nR\\n</think>\\n\\nanswer\\n<tool_call>\\n{"name": …, "arguments": …}\\n</tool_call><|im_end|>\\n
+    <|im_start|>assistant\\n<think>\\nR\\n</think>\\n\\nanswer\\n<tool_call>\\n{…}\\n</tool_call><|im_end|>\\n
     <|im_start|>user\\n<tool_response>\\nresult\\n</tool_response><|im_end|>\\n
     <|im_start|>assistant\\n
 
@@ -24,7 +24,7 @@ from lark import Token, Transformer, Tree
 
 from codec.formats import RenderFn
 from codec.formats._prompt import sequential_ids, text_of
-from codec.formats.qwen3.arguments import read_head
+from codec.formats.qwen3.head import read_head
 from codec.models import AnyMessage, AssistantMessage, Conversation, SystemMessage, ToolCall, ToolMessage, UserMessage
 
 if TYPE_CHECKING:
@@ -95,7 +95,10 @@ def read(tree: Tree[Any], spec: FormatSpec, render: RenderFn) -> Conversation:
         blocks = ([_Block("system", system)] if system is not None else []) + blocks[1:]
     options = {"enable_thinking": False} if generation is not None and generation.thinking_off else {}
     return Conversation(
-        messages=tuple(_messages(blocks)), tools=tuple(tools), options=options, add_generation_prompt=generation is not None
+        messages=tuple(_messages(blocks)),
+        tools=tuple(tools),
+        options=options,
+        add_generation_prompt=generation is not None,
     )
 
 
