@@ -34,9 +34,10 @@ from codec.formats.qwen3.head import HEAD_LIMIT, MORE, Whole, read_head
 
 
 class CallObject:
-    """The arguments of one Qwen3 call: ``CALL_JSON`` is the whole call object's text."""
+    """The arguments of one Qwen3 call: ``CALL_HEAD`` (``{"name": "…", "arguments":``) and
+    ``CALL_JSON``, the rest of the call object (all of it when it has no such head)."""
 
-    terminals: ClassVar[frozenset[str]] = frozenset({"CALL_JSON"})
+    terminals: ClassVar[frozenset[str]] = frozenset({"CALL_HEAD", "CALL_JSON"})
 
     def __init__(self, context: ArgumentContext) -> None:
         self._context = context
@@ -91,7 +92,7 @@ class CallObject:
         if truncated and emitter.in_string and emitter.depth == 1:
             self._delta(emitter.end_string())
         fragment, complete = self._json.close()
-        if not complete:
+        if not complete and not self._json.closed:  # closed, then refused the object's own ``}``: whole
             self._context.report("incomplete_arguments", "the arguments JSON was cut short")
             self._context.content(self._json.unconsumed)
         elif not self._closed and not truncated:

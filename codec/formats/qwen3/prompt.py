@@ -59,7 +59,7 @@ class _Tree(Transformer[Token, Any]):
         return ("thought", text_of(children, "REASONING"))
 
     def tool_call(self, children: list[Any]) -> tuple[str, str]:
-        return ("call", text_of(children, "CALL_JSON"))
+        return ("call", text_of(children, "CALL_HEAD", "CALL_JSON"))
 
     def result(self, children: list[Any]) -> tuple[str, str]:
         return ("result", text_of(children, "RESULT_TEXT"))
