@@ -33,6 +33,12 @@ class Stop(Protocol):
     def __call__(self, code: str, detail: str, at: int = 0) -> None: ...
 
 
+class Start(Protocol):
+    """``start(name, at=0)``: announce the call (``ArgumentContext.start``)."""
+
+    def __call__(self, name: str, at: int = 0) -> None: ...
+
+
 @dataclass(slots=True)
 class ArgumentContext:
     """What a reader may use: the call's emitter, the schema of a top-level argument by key
@@ -55,10 +61,11 @@ class ArgumentContext:
     string_sink: Callable[[], Callable[[str], None]]
     parameters: Callable[[], Mapping[str, Any] | None] = lambda: None
     """The called tool's ``parameters`` schema (``None``: unknown), once its name is known."""
-    start: Callable[[str], None] = lambda name: None
-    """Announce the call with the name the reader read from its own text, for a syntax that
-    writes the name inside the arguments text (Qwen's ``{"name": …, "arguments": …}``): the
-    reader's ``name`` returned ``None``, and nothing of the call is sent before this."""
+    start: Start = lambda name, at=0: None
+    """``start(name, at=0)``: announce the call with the name the reader read from its own
+    text, ``at`` characters into the piece being read, for a syntax that writes the name inside
+    the arguments text (Qwen's ``{"name": …, "arguments": …}``): the reader's ``name`` returned
+    ``None``, and nothing of the call is sent before this."""
 
 
 class ArgumentReader(Protocol):

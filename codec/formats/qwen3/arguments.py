@@ -23,7 +23,7 @@ What models write wrong, read leniently (each a diagnostic):
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from codec.arguments.emitter import dumps
 from codec.arguments.json_stream import JsonArgumentsStream
@@ -31,6 +31,9 @@ from codec.arguments.lenient_value import lossless
 from codec.arguments.reader import ArgumentContext
 from codec.arguments.tolerant import decode_arguments, decode_value
 from codec.formats.qwen3.head import HEAD_LIMIT, MORE, Whole, read_head
+
+
+_KEYS = ("arguments", "parameters")
 
 
 class CallObject:
@@ -46,6 +49,7 @@ class CallObject:
         self._json: JsonArgumentsStream | None = None
         self._closed = False  # the object's own ``}`` after the arguments
         self._rejecting = False
+        self._junk = False  # text after the call object's ``}`` (content from there on)
         self._written: list[str] = []  # the arguments text, for a second, lenient reading
         self._sent: list[str] = []
         self._rejected: list[str] = []
@@ -55,10 +59,12 @@ class CallObject:
         return None  # read from the object (``read_head``), then announced
 
     def token(self, terminal: str, text: str, inserted: bool) -> None:
-        if self._json is not None:
+        if self._done:
+            self._outer(text, 0)
+        elif self._json is not None:
             self._feed(self._json, text)
         elif self._whole is not None:
-            self._hold(text)
+            self._hold(text, 0)
         else:
             self._read_head(text)
 
@@ -102,69 +108,84 @@ class CallObject:
     def _read_head(self, text: str) -> None:
         self._head.append(text)
         head = "".join(self._head)
+        base = len(text) - len(head)  # where the head began, from the start of ``text`` (<= 0)
         found = read_head(head)
         if found == MORE and len(head) <= HEAD_LIMIT:
             self._head = [head]
             return
+        self._head = []
         if not isinstance(found, tuple):
-            self._head = []
             self._whole = Whole()
-            self._hold(head)
+            self._hold(head, base)
             return
         name, at, closed = found
-        self._head = []
-        self._context.start(name)
+        self._context.start(name, base + at)
         self._json = JsonArgumentsStream(self._context.emitter, self._context.schema_of, self._context.limits.max_depth)
         if closed:  # ``{"name": "f"}``: no arguments
-            self._step(self._json, "{}")
+            self._step(self._json, "{}", base + at)
             self._written, self._closed = [], True
-        rest = head[at:]
-        if rest:
-            self._feed(self._json, rest)
+        if at < len(head):
+            self._feed(self._json, head[at:], base + at)
 
-    def _hold(self, text: str) -> None:
-        """Text of an object whose head was not first: held until the object closes."""
+    def _hold(self, text: str, base: int) -> None:
+        """Text of an object whose head was not first, ``base`` characters into the piece being
+        read: held until the object closes, then read whole."""
         assert self._whole is not None
-        if not self._whole.add(text):
+        end = self._whole.add(text)
+        if end is None:
             return
-        whole, self._whole = self._whole, None
-        decoded = decode_value(whole.text(), None, max_depth=self._context.limits.max_depth)
+        whole, at = self._whole.text(), base + end
+        decoded = decode_value(whole, None, max_depth=self._context.limits.max_depth)
         name = decoded.value.get("name") if isinstance(decoded.value, dict) else None
         if not isinstance(name, str) or not decoded.complete:
-            self._head = [whole.text()]  # content, when the call ends
-            self._whole = Whole()
-            self._whole.add_closed()
+            self._whole.add(text[end:])  # closed: kept as it is, content when the call ends
             return
-        self._context.start(name)
-        arguments = decoded.value.get("arguments", decoded.value.get("parameters", {}))
+        self._whole = None
+        self._context.start(name, at)
+        self._taken(decoded.value, whole, at)
+        self._closed = True  # only white space may follow
+        if end < len(text):
+            self._outer(text[end:], at)
+
+    def _taken(self, value: dict[str, Any], whole: str, at: int) -> None:
+        """The arguments of a call object read whole: its ``arguments`` (or ``parameters``), or
+        else its other members (``{"name": "f", "city": "Paris"}``)."""
+        given = next((key for key in _KEYS if key in value), None)
+        extra = [key for key in value if key not in ("name", given)]
+        arguments = value[given] if given is not None else {key: value[key] for key in extra}
+        if given is not None and extra:
+            self._context.report("invalid_arguments", f"members besides the name and {given}: kept as content", at)
+            self._context.content(whole)
         if isinstance(arguments, str):
             again = decode_arguments(arguments, self._context.parameters(), max_depth=self._context.limits.max_depth)
             arguments = again.value if again is not None else None
         if not isinstance(arguments, dict):
-            self._context.report("invalid_arguments", "a call object whose arguments are not an object")
-            self._context.content(whole.text())
+            self._context.report("invalid_arguments", "a call object whose arguments are not an object", at)
+            self._context.content(whole)
             arguments = {}
         else:
-            self._context.report("arguments_repaired", "a call object read whole (its name did not come first)")
+            self._context.report("arguments_repaired", "a call object read whole (its name did not come first)", at)
         self._delta(self._context.emitter.replace(arguments, "") or "")
         self._done = True
 
-    def _feed(self, stream: JsonArgumentsStream, text: str) -> None:
+    def _feed(self, stream: JsonArgumentsStream, text: str, base: int = 0) -> None:
         if stream.closed:  # the arguments ended: what follows is the call object's
-            self._outer(text)
+            self._outer(text, base)
             return
         body = text.rstrip()
         if not self._written and body.endswith("}") and len(body) > 1:
             # The object's own ``}`` kept apart, so arguments that arrive whole (every whole
             # parse) are read at once (``JsonArgumentsStream``'s ``json.loads`` path).
-            self._step(stream, body[:-1])
-            text = text[len(body) - 1 :]
+            self._step(stream, body[:-1], base)
             if stream.closed:
-                self._outer(text)
+                self._outer(text[len(body) - 1 :], base + len(body) - 1)
                 return
-        self._step(stream, text)
+            self._step(stream, text[len(body) - 1 :], base + len(body) - 1)
+            return
+        self._step(stream, text, base)
 
-    def _step(self, stream: JsonArgumentsStream, text: str) -> None:
+    def _step(self, stream: JsonArgumentsStream, text: str, base: int) -> None:
+        """``text``, ``base`` characters into the piece being read, to the JSON reader."""
         self._written.append(text)
         fragment, rejected = stream.feed(text)
         if fragment or stream.taken:
@@ -173,24 +194,27 @@ class CallObject:
             self._keep_dropped(stream)
         if not rejected:
             return
+        at = base + len(text) - len(rejected)
         if stream.closed and not self._rejected:  # the arguments ended: what follows is the object's
             self._written[-1] = text[: len(text) - len(rejected)]
-            self._outer(rejected)
+            self._outer(rejected, at)
         else:
-            self._reject(stream, text, rejected)
+            self._reject(stream, rejected, at)
 
-    def _outer(self, text: str) -> None:
-        """Text after the arguments: white space and the call object's ``}``."""
-        stripped = text.strip()
-        if not stripped:
+    def _outer(self, text: str, at: int) -> None:
+        """Text after the arguments, ``at`` characters into the piece being read: white space
+        and the call object's ``}``; from anything else on, content."""
+        if self._junk:
+            self._context.content(text)
             return
-        if stripped == "}" and not self._closed and not self._rejecting:
+        position = len(text) - len(text.lstrip())
+        if position < len(text) and text[position] == "}" and not self._closed:
             self._closed = True
-            return
-        if not self._rejecting:
-            self._context.report("invalid_arguments", "text after the call object")
-            self._rejecting = True
-        self._context.content(text)
+            position = len(text) - len(text[position + 1 :].lstrip())
+        if position < len(text):
+            self._context.report("invalid_arguments", "text after the call object", at + position)
+            self._junk = True
+            self._context.content(text[position:])
 
     def _delta(self, fragment: str) -> None:
         self._sent.append(fragment)
@@ -203,8 +227,7 @@ class CallObject:
         stream.dropped.clear()
         stream.dropped_at.clear()
 
-    def _reject(self, stream: JsonArgumentsStream, text: str, rejected: str) -> None:
-        at = len(text) - len(rejected)
+    def _reject(self, stream: JsonArgumentsStream, rejected: str, at: int) -> None:
         if stream.too_deep:
             self._context.content(rejected)
             self._context.stop("too_deep", f"arguments nested deeper than {self._context.limits.max_depth}", at)

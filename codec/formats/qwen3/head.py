@@ -65,13 +65,13 @@ class Whole:
         self._escape = False
         self._closed = False
 
-    def add(self, text: str) -> bool:
-        """Hold ``text``; whether the object is now closed."""
-        self._parts.append(text)
-        self.size += len(text)
+    def add(self, text: str) -> int | None:
+        """Hold ``text``; where in it the object closed (after its last bracket), else ``None``."""
         if self._closed:
-            return False
-        for char in text:
+            self._parts.append(text)
+            self.size += len(text)
+            return None
+        for at, char in enumerate(text):
             if self._string:
                 if self._escape:
                     self._escape = False
@@ -87,8 +87,12 @@ class Whole:
                 self._depth -= 1
                 if self._depth <= 0:
                     self._closed = True
-                    return True
-        return False
+                    self._parts.append(text[: at + 1])
+                    self.size += at + 1
+                    return at + 1
+        self._parts.append(text)
+        self.size += len(text)
+        return None
 
     def add_closed(self) -> None:
         self._closed = True
