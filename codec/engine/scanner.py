@@ -192,7 +192,7 @@ class MarkerScanner:
         if not self._tables.grows:
             return [(None, held)]
         pieces, position = self._split(held, self._tables.splitter)
-        return pieces + [(None, held[position:])] if position < len(held) else pieces
+        return [*pieces, (None, held[position:])] if position < len(held) else pieces
 
     def _held_back(self, text: str, start: int) -> int:
         """Length of the longest tail of ``text[start:]`` that begins some marker: only the

@@ -32,7 +32,6 @@ from codec.arguments.reader import ArgumentContext
 from codec.arguments.tolerant import decode_arguments, decode_value
 from codec.formats.qwen3.head import HEAD_LIMIT, MORE, Whole, read_head
 
-
 _KEYS = ("arguments", "parameters")
 
 
