@@ -193,9 +193,10 @@ class StreamParser:
             held = self._scanner.close()  # the beginning of a marker, if the output ended in one
             if held:
                 self._pieces([])  # first, what waited for more text is decided without it
-            if held and self._builder.in_call:
+            if held and self._builder.in_call and held[0][1].strip():
                 # The output was cut inside a marker of an open call (``</arg_value><arg_k``):
-                # the call did not finish, whatever that marker was going to be.
+                # the call did not finish, whatever that marker was going to be. White space
+                # alone (the start of Qwen's ``\n<tool_call>``) is text of the call.
                 self._lex(final=True)
                 self._end(cut_marker=held[0][1])
             else:

@@ -49,6 +49,7 @@ class CallObject:
         self._closed = False  # the object's own ``}`` after the arguments
         self._rejecting = False
         self._junk = False  # text after the call object's ``}`` (content from there on)
+        self._line_ended = False  # a new line after the object's ``}``: the template's `}\n</tool_call>`
         self._written: list[str] = []  # the arguments text, for a second, lenient reading
         self._sent: list[str] = []
         self._rejected: list[str] = []
@@ -74,10 +75,12 @@ class CallObject:
 
     @property
     def complete(self) -> bool:
-        """The call object was closed, its arguments whole."""
-        if self._done:
-            return True
-        return self._json is not None and self._json.closed and self._closed and not self._rejected
+        """The call object was closed and its line ended (the template writes
+        ``}\n</tool_call>``): all but the closing marker came. A model that stopped right after
+        the ``}`` may have been cut before the rest: its call is not finished for it."""
+        if not (self._closed and self._line_ended):
+            return False
+        return self._done or (self._json is not None and self._json.closed and not self._rejected)
 
     def run_sink(self, terminal: str) -> Callable[[str], None] | None:
         return None  # each piece through ``token``: the head decides where text goes
@@ -171,6 +174,11 @@ class CallObject:
         if stream.closed:  # the arguments ended: what follows is the call object's
             self._outer(text, base)
             return
+        if not self._written:  # white space before the arguments value is layout
+            value = text.lstrip()
+            base, text = base + len(text) - len(value), value
+            if not text:
+                return
         body = text.rstrip()
         if not self._written and body.endswith("}") and len(body) > 1:
             # The object's own ``}`` kept apart, so arguments that arrive whole (every whole
@@ -207,9 +215,12 @@ class CallObject:
             self._context.content(text)
             return
         position = len(text) - len(text.lstrip())
+        if self._closed and "\n" in text[:position]:
+            self._line_ended = True
         if position < len(text) and text[position] == "}" and not self._closed:
             self._closed = True
             position = len(text) - len(text[position + 1 :].lstrip())
+            self._line_ended = "\n" in text[:position]
         if position < len(text):
             self._context.report("invalid_arguments", "text after the call object", at + position)
             self._junk = True
