@@ -139,7 +139,7 @@ class CallObject:
         whole, at = self._whole.text(), base + end
         decoded = decode_value(whole, None, max_depth=self._context.limits.max_depth)
         name = decoded.value.get("name") if isinstance(decoded.value, dict) else None
-        if not isinstance(name, str) or not decoded.complete:
+        if not isinstance(name, str) or not decoded.complete or not lossless(decoded.repairs):
             self._whole.add(text[end:])  # closed: kept as it is, content when the call ends
             return
         self._whole = None

@@ -38,7 +38,7 @@ def read_head(text: str) -> tuple[str, int, bool] | str | None:
         if taken is None:
             return MORE if any(choice.startswith(text[at:]) for choice in choices) else None
         at += len(taken)
-    return name, _skip(text, at), False
+    return name, at, False
 
 
 def _skip(text: str, at: int) -> int:
