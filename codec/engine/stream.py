@@ -65,7 +65,9 @@ PATTERN_BUFFER_LIMIT = 1024
 """Text held for pattern lexing before it must be decided (a header, never a payload)."""
 
 _PRIMED_LIMIT = 256
-_PRIMED: dict[tuple[str, str], Stack] = memo({})  # (grammar, generation prompt) -> the primed stack
+# (grammar, generation prompt) -> the primed stack, and the last terminal the prompt fed (white
+# space after an explicit content opener is content: ``_is_layout_candidate``)
+_PRIMED: dict[tuple[str, str], tuple[Stack, str]] = memo({})
 
 
 class _Facts:
@@ -226,7 +228,8 @@ class StreamParser:
         key = (self._grammar.name, prompt)
         primed = _PRIMED.get(key)
         if primed is not None:
-            self._lalr.restore(primed)
+            self._lalr.restore(primed[0])
+            self._last = primed[1]
             return
         try:
             self._closing = True
@@ -244,7 +247,7 @@ class StreamParser:
         if self._run is None and not self._pending and self._before_call is None:
             if len(_PRIMED) >= _PRIMED_LIMIT:
                 _PRIMED.clear()
-            _PRIMED[key] = self._lalr.stack
+            _PRIMED[key] = (self._lalr.stack, self._last)
 
     def _pieces(self, pieces: list[Piece]) -> None:
         """Parse queued pieces in order, as far as each can be decided (some wait for what
