@@ -200,7 +200,7 @@ FORMATS: dict[str, FormatSpec] = {
             stop_terminals=("IM_END", "END_OF_TEXT"),
             examples=qwen3.EXAMPLES,
             demo=qwen3.demo.QWEN3,
-            eos_terminal="IM_END",
+            # The template never reads bos_token or eos_token: it writes <|im_end|> itself.
             turn_terminals=("IM_START",),
             content_after=("THINK_CLOSE",),  # `\n</think>\n\n` + content: white space there is content
             string_content_only=True,  # the template joins content to strings with `+`

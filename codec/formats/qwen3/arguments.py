@@ -100,6 +100,8 @@ class CallObject:
         if truncated and emitter.in_string and emitter.depth == 1:
             self._delta(emitter.end_string())
         fragment, complete = self._json.close()
+        if self._json.dropped:  # a duplicate's number or word that only the end of output ended
+            self._keep_dropped(self._json, at_end=True)
         if not complete and not self._json.closed:  # closed, then refused the object's own ``}``: whole
             self._context.report("incomplete_arguments", "the arguments JSON was cut short")
             self._context.content(self._json.unconsumed)
@@ -198,7 +200,7 @@ class CallObject:
         if fragment or stream.taken:
             self._delta(fragment)
         if stream.dropped:
-            self._keep_dropped(stream)
+            self._keep_dropped(stream, base)
         if not rejected:
             return
         at = base + len(text) - len(rejected)
@@ -230,9 +232,13 @@ class CallObject:
         self._sent.append(fragment)
         self._context.delta(fragment)
 
-    def _keep_dropped(self, stream: JsonArgumentsStream) -> None:
+    def _keep_dropped(self, stream: JsonArgumentsStream, base: int = 0, at_end: bool = False) -> None:
+        """A duplicate member's text goes to content; ``base``: where the text the JSON reader
+        was fed starts in the piece being read; ``at_end``: the output ended it, and the parser
+        stands after all the text (as Solar's reader)."""
         for dropped, at in zip(stream.dropped, stream.dropped_at, strict=True):
-            self._context.report("duplicate_key", "an argument given twice; the first is kept", at)
+            where = -len(dropped) if at_end else base + at
+            self._context.report("duplicate_key", "an argument given twice; the first is kept", where)
             self._context.content(dropped)
         stream.dropped.clear()
         stream.dropped_at.clear()
