@@ -203,7 +203,7 @@ FORMATS: dict[str, FormatSpec] = {
             # The template never reads bos_token or eos_token: it writes <|im_end|> itself.
             turn_terminals=("IM_START",),
             content_after=("THINK_CLOSE",),  # `\n</think>\n\n` + content: white space there is content
-            string_content_only=True,  # the template joins content to strings with `+`
+            string_content_only=True,  # the template writes a list of parts as '': all its text lost
             test_options={"enable_thinking": _BOOLEANS},
             golden_options={"enable_thinking": True},
         ),

@@ -23,12 +23,24 @@ def rules(spec: FormatSpec) -> list[Rule]:
     return [
         names_not_printed,
         tool_responses_not_printed,
+        _content_not_text_is_empty,
         _think_in_content,
         _reasoning_after_the_last_query,
         _tool_result_names,
         _call_ids,
         _thinking_option,
     ]
+
+
+def _content_not_text_is_empty(draft: Draft) -> None:
+    """A message whose content is not a string (an assistant message with only tool calls,
+    OpenAI's ``"content": null``) is written with empty content.
+
+    ``{%- if message.content is string %}{%- set content = message.content %}{%- else %}{%- set content = '' %}``
+    """
+    for index, message in enumerate(draft.messages):
+        if not isinstance(message.content, str):
+            draft.messages[index] = message.model_copy(update={"content": ""})
 
 
 @cache
@@ -42,9 +54,8 @@ def _think_in_content(draft: Draft) -> None:
     """Content of the form ``<think>R</think>answer`` on a message without reasoning becomes
     reasoning ``R`` and content ``answer`` (only with ``allow_special_tokens``).
 
-    ``{%- set content = message.content.split('</think>')[-1].lstrip('\\n') %}`` /
-    ``{%- set reasoning_content = message.content.split('</think>')[0].rstrip('\\n')``
-    ``.split('<think>')[-1].lstrip('\\n') %}``
+    ``{%- set reasoning_content = content.split('</think>')[0].rstrip('\\n').split('<think>')[-1].lstrip('\\n') %}`` /
+    ``{%- set content = content.split('</think>')[-1].lstrip('\\n') %}``
     """
     think_open, think_close = _think_markers()
     for index, message in enumerate(draft.messages):
@@ -84,7 +95,7 @@ def _reasoning_after_the_last_query(draft: Draft) -> None:
 def _tool_result_names(draft: Draft) -> None:
     """A tool result shows its content only, inside the user turn that holds the results.
 
-    ``{{- '\\n<tool_response>\\n' }}{{- message.content }}{{- '\\n</tool_response>' }}``
+    ``{{- '\\n<tool_response>\\n' }}{{- content }}{{- '\\n</tool_response>' }}``
     """
     for index, message in enumerate(draft.messages):
         if isinstance(message, ToolMessage) and message.name is not None:
