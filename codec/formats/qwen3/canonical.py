@@ -72,7 +72,9 @@ def _think_in_content(draft: Draft) -> None:
 def _reasoning_after_the_last_query(draft: Draft) -> None:
     """Reasoning is written only for assistant messages after the last user message, and there
     only for the last message or non-empty reasoning; it is stripped of new lines, and the
-    content after it of leading new lines. Other reasoning is lost; empty is none.
+    content after it of leading new lines. Other reasoning is lost; empty is none, but for an
+    empty thought on an earlier message, whose reasoning was new lines only (it comes back as
+    ``"\n"``).
 
     ``{%- if loop.index0 > ns.last_query_index %}{%- if loop.last or (not loop.last and reasoning_content) %}`` /
     ``'\\n<think>\\n' + reasoning_content.strip('\\n') + '\\n</think>\\n\\n' + content.lstrip('\\n')``
@@ -84,9 +86,12 @@ def _reasoning_after_the_last_query(draft: Draft) -> None:
         if not isinstance(message, AssistantMessage):
             continue
         reasoning = message.reasoning or ""
-        if index > last_query and (index == len(messages) - 1 or reasoning):
+        last = index == len(messages) - 1
+        if index > last_query and (last or reasoning):
             content = message.content.lstrip("\n") if isinstance(message.content, str) else message.content
-            update = {"reasoning": reasoning.strip("\n") or None, "content": content}
+            # An empty thought on an earlier message was reasoning of new lines only: "\n"
+            # writes it again (an empty one would not be written).
+            update = {"reasoning": reasoning.strip("\n") or (None if last else "\n"), "content": content}
         else:
             update = {"reasoning": None}
         messages[index] = message.model_copy(update=update)

@@ -116,17 +116,26 @@ def _tools(text: str) -> tuple[str | None, list[dict[str, Any]]]:
 def _messages(blocks: list[_Block]) -> list[AnyMessage]:
     new_id = sequential_ids()
     messages: list[AnyMessage] = []
-    for block in blocks:
+    for index, block in enumerate(blocks):
         if block.kind == "system":
             messages.append(SystemMessage(content=block.text))
         elif block.kind == "user":
             messages.append(UserMessage(content=block.text))
         elif block.kind == "assistant":
             calls = tuple(_call(text, new_id) for text in block.calls)
-            messages.append(AssistantMessage(content=block.text, reasoning=block.reasoning or None, tool_calls=calls))
+            reasoning = _reasoning(block.reasoning, last=index == len(blocks) - 1)
+            messages.append(AssistantMessage(content=block.text, reasoning=reasoning, tool_calls=calls))
         else:
             messages += _results(block, messages)
     return messages
+
+
+def _reasoning(written: str | None, last: bool) -> str | None:
+    """The reasoning of a thought: an empty one on an earlier message was written only because
+    its reasoning was new lines (``(not loop.last and reasoning_content)``): ``"\n"``."""
+    if written is None or written:
+        return written
+    return None if last else "\n"
 
 
 def _call(text: str, new_id: Any) -> ToolCall:
