@@ -83,7 +83,10 @@ class CallObject:
         return self._done or (self._json is not None and self._json.closed and not self._rejected)
 
     def run_sink(self, terminal: str) -> Callable[[str], None] | None:
-        return None  # each piece through ``token``: the head decides where text goes
+        # Each piece through ``token``. While streaming, the head is read from ``CALL_JSON``
+        # (the ``CALL_HEAD`` pattern matches only a head that arrives in one piece), and the
+        # builder fixes a run's handler before the call is announced.
+        return None
 
     def finish(self, truncated: bool) -> None:
         if self._done:
