@@ -90,6 +90,8 @@ class CallObject:
 
     def finish(self, truncated: bool) -> None:
         if self._done:
+            if not truncated:
+                self._delta("}")
             return
         if self._json is None:  # never named (the builder reported it): the text is content
             self._context.content("".join(self._head) + (self._whole.text() if self._whole else ""))
@@ -172,7 +174,8 @@ class CallObject:
             arguments = {}
         else:
             self._context.report("arguments_repaired", "a call object read whole (its name did not come first)", at)
-        self._delta(self._context.emitter.replace(arguments, "") or "")
+        rest = self._context.emitter.replace(arguments, "") or "}"
+        self._delta(rest[:-1])  # its ``}`` is sent when the call is finished (``finish``)
         self._done = True
 
     def _feed(self, stream: JsonArgumentsStream, text: str, base: int = 0) -> None:
