@@ -182,7 +182,9 @@ def gemma_completion(w: Workload) -> str:
 
 def qwen3_completion(w: Workload) -> str:
     calls = "".join(
-        "\n<tool_call>\n" + json.dumps({"name": c.name, "arguments": c.arguments}, ensure_ascii=False) + "\n</tool_call>"
+        "\n<tool_call>\n"
+        + json.dumps({"name": c.name, "arguments": c.arguments}, ensure_ascii=False)
+        + "\n</tool_call>"
         for c in w.calls
     )
     return f"<think>\n{w.reasoning}\n</think>\n\n{w.content}{calls}"
