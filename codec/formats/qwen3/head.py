@@ -94,8 +94,6 @@ class Whole:
         self.size += len(text)
         return None
 
-    def add_closed(self) -> None:
-        self._closed = True
-
     def text(self) -> str:
+        """All the text held."""
         return "".join(self._parts)
