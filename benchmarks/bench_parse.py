@@ -1,6 +1,6 @@
 """Parsing speed: ``codec`` side by side with transformers' response parser, on the same input.
 
-For each format (glm, solar-open, gemma4) and workload — a short reply; ~2 KB reasoning, ~1 KB
+For each format (glm, solar-open, gemma4, qwen3) and workload — a short reply; ~2 KB reasoning, ~1 KB
 content and 3 calls; one call whose string argument is 50 KB of code (and 12.5 KB, to see how the
 cost per feed grows) — it times parsing the whole completion (``Codec.parse`` vs
 ``parse_response``) and streaming it as a server sees tokens (special tokens whole, text in
@@ -35,7 +35,7 @@ from codec.engine.grammar import special_tokens
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = json.loads((HERE / "transformers_response_templates.json").read_text(encoding="utf-8"))
-FORMATS = ("glm", "solar-open", "gemma4")
+FORMATS = ("glm", "solar-open", "gemma4", "qwen3")
 OPTIONS: dict[str, dict[str, Any]] = {"gemma4": {"enable_thinking": True}}
 NOW = datetime(2026, 1, 31)
 FEED = 4
@@ -180,10 +180,21 @@ def gemma_completion(w: Workload) -> str:
     return f"<|channel>thought\n{w.reasoning}\n<channel|>{w.content}{calls}"
 
 
+def qwen3_completion(w: Workload) -> str:
+    calls = "".join(
+        "\n<tool_call>\n"
+        + json.dumps({"name": c.name, "arguments": c.arguments}, ensure_ascii=False)
+        + "\n</tool_call>"
+        for c in w.calls
+    )
+    return f"<think>\n{w.reasoning}\n</think>\n\n{w.content}{calls}"
+
+
 COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "glm": glm_completion,
     "solar-open": solar_completion,
     "gemma4": gemma_completion,
+    "qwen3": qwen3_completion,
 }
 
 

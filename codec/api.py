@@ -272,6 +272,7 @@ class Codec:
             limits=limits,
             events=events,
             call_enders=self.spec.call_enders,
+            content_openers=self.spec.content_openers,
         )
 
     def parse_prompt(self, prompt: str) -> Conversation:

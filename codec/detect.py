@@ -77,7 +77,9 @@ def recognise(template: str, where: str) -> Detection:
         return by_hash
     groups = _marker_groups(tuple((spec.name, spec.grammar) for spec in FORMATS.values()))
     scored = [
-        (len(found) / len(group.distinctive), group, found) for group in groups if (found := _found(template, group))
+        (sum(marker in group.distinctive for marker in found) / len(group.distinctive), group, found)
+        for group in groups
+        if (found := _found(template, group))
     ]
     if not scored:
         raise UnknownTemplateError(where, _looked_for(template, groups))
@@ -127,10 +129,14 @@ def _marker_groups(registry: tuple[tuple[str, str], ...]) -> tuple[_Markers, ...
 
 
 def _found(template: str, group: _Markers) -> tuple[str, ...]:
-    """The group's distinctive markers in ``template`` when they are enough to recognise it."""
+    """The group's distinctive markers in ``template`` when they are enough to recognise it,
+    with the call opener first when other grammars share it (Qwen's ``<tool_call>``, GLM's too):
+    it is evidence all the same."""
     found = tuple(marker for marker in group.distinctive if marker in template)
     enough = group.call_open in template and 2 * len(found) >= len(group.distinctive)
-    return found if enough else ()
+    if not enough:
+        return ()
+    return found if group.call_open in group.distinctive else (group.call_open, *found)
 
 
 def _variant(template: str, candidates: Sequence[FormatSpec]) -> tuple[FormatSpec, tuple[str, ...]]:

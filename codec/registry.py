@@ -15,7 +15,7 @@ from typing import Any
 
 from codec.engine.grammar import compiled
 from codec.errors import CodecError, UnknownFormatError
-from codec.formats import ANY_TEXT, DemoCase, Examples, Family, gemma4, glm, solar_open
+from codec.formats import ANY_TEXT, DemoCase, Examples, Family, gemma4, glm, qwen3, solar_open
 
 _BOOLEANS = (False, True)
 
@@ -54,6 +54,7 @@ class FormatSpec:
     test_options: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     golden_options: Mapping[str, Any] = field(default_factory=dict)
     turn_terminals: tuple[str, ...] = ()
+    content_after: tuple[str, ...] = ()
 
     @property
     def call_enders(self) -> frozenset[str]:
@@ -61,6 +62,12 @@ class FormatSpec:
         turn markers, ``bos``/``eos`` and a call's opener."""
         named = (*self.stop_terminals, *self.turn_terminals, self.bos_terminal, self.eos_terminal, "CALL_OPEN")
         return frozenset(name for name in named if name is not None)
+
+    @property
+    def content_openers(self) -> frozenset[str]:
+        """The terminals after which white space is content, not layout: an explicit content
+        opener (``CONTENT_OPEN``) and ``content_after``."""
+        return frozenset({"CONTENT_OPEN", *self.content_after})
 
     @property
     def stop_tokens(self) -> tuple[str, ...]:
@@ -173,6 +180,32 @@ FORMATS: dict[str, FormatSpec] = {
             turn_terminals=("TURN_OPEN",),
             test_options={"enable_thinking": _BOOLEANS, "preserve_thinking": _BOOLEANS},
             golden_options={"enable_thinking": True, "preserve_thinking": True},
+        ),
+        FormatSpec(
+            name="qwen3",
+            template="qwen3.jinja",
+            grammar=qwen3.GRAMMAR,
+            family=qwen3.FAMILY,
+            model_ids=(
+                "Qwen/Qwen3-8B",
+                "Qwen/Qwen3-32B",
+                "Qwen/Qwen3-30B-A3B",
+                "Qwen/Qwen3-235B-A22B",
+                "Qwen/Qwen3-14B",
+                "Qwen/Qwen3-4B",
+                "Qwen/Qwen3-1.7B",
+                "Qwen/Qwen3-0.6B",
+            ),
+            model_family="qwen3",
+            stop_terminals=("IM_END", "END_OF_TEXT"),
+            examples=qwen3.EXAMPLES,
+            demo=qwen3.demo.QWEN3,
+            # The template never reads bos_token or eos_token: it writes <|im_end|> itself.
+            turn_terminals=("IM_START",),
+            content_after=("THINK_CLOSE",),  # `\n</think>\n\n` + content: white space there is content
+            string_content_only=True,  # the template writes a list of parts as '': all its text lost
+            test_options={"enable_thinking": _BOOLEANS},
+            golden_options={"enable_thinking": True},
         ),
     )
 }

@@ -115,6 +115,11 @@ class JsonArgumentsStream:
         return sum(map(len, self._key)) + sum(map(len, self._literal))
 
     @property
+    def closed(self) -> bool:
+        """The top-level object was closed (text after it may have been refused since)."""
+        return self._state is _State.DONE
+
+    @property
     def done(self) -> bool:
         """The top-level object was closed and everything before it was JSON."""
         return self._state is _State.DONE and not self.failed

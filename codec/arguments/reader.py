@@ -33,6 +33,12 @@ class Stop(Protocol):
     def __call__(self, code: str, detail: str, at: int = 0) -> None: ...
 
 
+class Start(Protocol):
+    """``start(name, at=0)``: announce the call (``ArgumentContext.start``)."""
+
+    def __call__(self, name: str, at: int = 0) -> None: ...
+
+
 @dataclass(slots=True)
 class ArgumentContext:
     """What a reader may use: the call's emitter, the schema of a top-level argument by key
@@ -55,6 +61,11 @@ class ArgumentContext:
     string_sink: Callable[[], Callable[[str], None]]
     parameters: Callable[[], Mapping[str, Any] | None] = lambda: None
     """The called tool's ``parameters`` schema (``None``: unknown), once its name is known."""
+    start: Start = lambda name, at=0: None
+    """``start(name, at=0)``: announce the call with the name the reader read from its own
+    text, ``at`` characters into the piece being read, for a syntax that writes the name inside
+    the arguments text (Qwen's ``{"name": …, "arguments": …}``): the reader's ``name`` returned
+    ``None``, and nothing of the call is sent before this."""
 
 
 class ArgumentReader(Protocol):
@@ -62,9 +73,10 @@ class ArgumentReader(Protocol):
 
     terminals: ClassVar[frozenset[str]]
 
-    def name(self, written: str, terminal: str, inserted: bool) -> str:
+    def name(self, written: str, terminal: str, inserted: bool) -> str | None:
         """The call's name, when its first argument token ``terminal`` arrives: ``written`` as a
-        rule; a reader may take part of it back (GLM's key glued to the name)."""
+        rule; a reader may take part of it back (GLM's key glued to the name). ``None``: the
+        name is in the arguments text, and the reader announces it (``ArgumentContext.start``)."""
         ...
 
     def token(self, terminal: str, text: str, inserted: bool) -> None:

@@ -5,6 +5,7 @@ name), the arguments from the tool's ``parameters`` schema (``codec.constrain.va
   whose schema admits only strings is written raw, any other as JSON (``glm.jinja``).
 - Solar Open: ``<|tool_call:begin|>ID<|tool_call:name|>NAME<|tool_call:args|>{JSON}<|tool_call:end|>``.
 - Gemma 4: ``<|tool_call>call:NAME{key:value,…}<tool_call|>`` in Gemma's value syntax.
+- Qwen3: ``<tool_call>\n{"name": "NAME", "arguments": {JSON}}\n</tool_call>``.
 """
 
 from __future__ import annotations
@@ -190,7 +191,29 @@ def gemma_call(
     return builder.rule("call", " ".join(body))
 
 
-CALL_SYNTAX: dict[str, CallSyntax] = {"glm": glm_call, "solar_open": solar_call, "gemma4": gemma_call}
+def qwen3_call(
+    builder: Builder, grammar_file: str, tool: Tool, markers: tuple[str, ...], written: str | None = None
+) -> str | None:
+    """``<tool_call>\n{"name": "NAME", "arguments": {JSON}}\n</tool_call>``, as the template
+    writes it (``templates/qwen3.jinja``)."""
+    grammar = compiled(grammar_file)
+    name, _ = tool
+    parameters = _parameters(builder, tool)
+    values = Values(builder, json_syntax(markers)(builder), name)
+    arguments = values.object(parameters, parameters, "", 0)
+    if arguments is None:
+        return None
+    head, tail = literal('\n{"name": "'), literal('", "arguments": ')
+    body = [_marker(grammar, "CALL_OPEN"), head, written or literal(name), tail, arguments, literal("}\n")]
+    return builder.rule("call", " ".join([*body, _marker(grammar, "CALL_CLOSE")]))
+
+
+CALL_SYNTAX: dict[str, CallSyntax] = {
+    "glm": glm_call,
+    "solar_open": solar_call,
+    "gemma4": gemma_call,
+    "qwen3": qwen3_call,
+}
 """Each family's call syntax, by ``Family.name``."""
 
 

@@ -184,11 +184,11 @@ def after_prompt(grammar_file: str, prompt: str) -> tuple[Rules, str]:
     grammar = compiled(grammar_file)
     rules, start = bnf.rules, COMPLETION_START
     position = 0
-    markers = sorted(grammar.markers, key=len, reverse=True)
+    markers = sorted(grammar.scanned, key=len, reverse=True)  # other spellings too (``NAME__X``)
     while position < len(prompt):
         marker = next((m for m in markers if prompt.startswith(m, position)), None)
         if marker is not None:
-            terminal, length = grammar.markers[marker], len(marker)
+            terminal, length = grammar.scanned[marker], len(marker)
         else:
             terminal, length = _pattern_at(grammar_file, rules, start, prompt, position, bnf.terminals)
         rules, start = derive(rules, start, terminal, bnf.terminals)

@@ -238,12 +238,23 @@ class MessageBuilder:
                 stop=self._request_stop,
                 string_sink=lambda: self._string_sink(call),
                 parameters=lambda: call.parameters,
+                start=lambda name, at=0: self._named(call, name, at),
             )
             call.arguments = self._arguments(context)
             if not call.started:
-                call.name_parts = [call.arguments.name("".join(call.name_parts), terminal, inserted)]
+                name = call.arguments.name("".join(call.name_parts), terminal, inserted)
+                if name is None:  # the reader reads the name from its own text, then calls ``start``
+                    return call.arguments
+                call.name_parts = [name]
             self._start(call)
         return call.arguments
+
+    def _named(self, call: Call, name: str, at: int) -> None:
+        """The reader read the call's name from the arguments text (Qwen's JSON call object),
+        ``at`` characters into the piece being read: announce the call."""
+        if not call.started:
+            call.name_parts = [name]
+            self._start(call, at)
 
     def _delta_of(self, call: Call) -> Callable[[str], None]:
         """Where a call's fragments go: out as events, and counted against the size limit (one
@@ -308,7 +319,7 @@ class MessageBuilder:
             self._end_call(self._call, truncated=True, cut_off=False)
         self.stop_request = None  # after: the call's last characters must not stop the next one
 
-    def _start(self, call: Call) -> None:
+    def _start(self, call: Call, at: int = 0) -> None:
         """The name is complete: announce the call (once)."""
         if call.started:
             return
@@ -316,10 +327,10 @@ class MessageBuilder:
         name = "".join(call.name_parts)
         call.name = name.strip()
         if call.name != name:
-            self._report("tool_name_whitespace", f"white space around tool name {call.name!r}")
+            self._report("tool_name_whitespace", f"white space around tool name {call.name!r}", at)
         call.parameters = tool_schema(self._tools, call.name) if self._tools else None
         if self._tools and call.parameters is None:
-            self._report("unknown_tool", f"call to {call.name!r}, a tool that was not offered")
+            self._report("unknown_tool", f"call to {call.name!r}, a tool that was not offered", at)
         call.id = self._call_id(call)
         if not self._lazy:
             self.events.append(ToolCallStart(call.index, call.id, call.name))

@@ -5,6 +5,9 @@ The conventions every grammar in ``grammars/`` follows (written out in ``glm.lar
 - a literal terminal of three or more characters starting with ``<`` or ``[`` is a **marker**, a special token of the
   model's vocabulary, recognised anywhere in the text (a literal that is white space and then
   such a token, like Gemma's ``"\n<channel|>"``, is a marker too: the newline belongs to it);
+- a marker terminal named ``NAME__SPELLING`` is another spelling of the marker ``NAME``, with the
+  white space a template writes around the token (Qwen's ``CALL_OPEN__NL: "\n<tool_call>"``): the
+  scanners read it as ``NAME``, so rules, the builder and the repairs see one terminal;
 - a ``%declare``'d terminal is **free text** running between markers;
 - every other terminal is a **pattern**, matched against the text only where the parser
   accepts it (Gemma's call bodies);
@@ -14,7 +17,7 @@ The conventions every grammar in ``grammars/`` follows (written out in ``glm.lar
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from lark import Lark
@@ -51,10 +54,13 @@ class CompiledGrammar:
     name: str
     parser: Lark
     starts: tuple[str, ...]
-    markers: dict[str, str]  # marker text -> terminal name
+    markers: dict[str, str]  # marker text -> terminal name (a terminal's own spelling)
     free_text: frozenset[str]
     patterns: dict[str, Pattern]
     ignore: re.Pattern[str] | None
+    # What the scanners look for: every marker, and every other spelling of one (``NAME__X``)
+    # as the terminal it is read as.
+    scanned: dict[str, str] = field(default_factory=dict)
 
     @property
     def special_tokens(self) -> tuple[str, ...]:
@@ -71,6 +77,7 @@ class CompiledGrammar:
 
 
 _TOKEN_STARTS = ("<", "[")
+_SPELLING = "__"  # ``NAME__SPELLING``: another spelling of the marker ``NAME``
 
 
 def is_marker(term: TerminalDef) -> bool:
@@ -221,7 +228,12 @@ def compiled(grammar_file: str) -> CompiledGrammar:
     # Every terminal, even one no rule uses: a marker still matters to the scanner and to
     # render's injection check.
     terminals, _, ignore_names = grammar.compile(starts, every_name)
-    markers = {term.pattern.value: term.name for term in terminals if is_marker(term)}
+    markers = {term.pattern.value: term.name for term in terminals if is_marker(term) and _SPELLING not in term.name}
+    spellings = {
+        term.pattern.value: term.name.split(_SPELLING)[0]
+        for term in terminals
+        if is_marker(term) and _SPELLING in term.name
+    }
     patterns = {
         term.name: pattern_of(term) for term in terminals if not is_marker(term) and term.name not in ignore_names
     }
@@ -234,6 +246,7 @@ def compiled(grammar_file: str) -> CompiledGrammar:
         free_text=frozenset(declared),
         patterns=patterns,
         ignore=re.compile("|".join(ignore)) if ignore else None,
+        scanned={**markers, **spellings} if spellings else markers,
     )
 
 

@@ -33,18 +33,20 @@ class _Tables:
     # which the regex engine finds at C speed, where a set of them is tested position by position.
     common: re.Pattern[str]
     others: re.Pattern[str] | None  # the markers that start otherwise ([gMASK], "\n<channel|>")
+    grows: bool  # a marker is the beginning of a longer one (Qwen's "</think>" of "</think>\n\n")
 
 
 @cache
 def _tables(markers: tuple[tuple[str, str], ...]) -> _Tables:
     texts = sorted((text for text, _ in markers), key=len, reverse=True)  # longest first
+    names = dict(markers)
     by_start = {
         first: re.compile("|".join(re.escape(text) for text in texts if text[0] == first))
         for first in {text[0] for text in texts}
     }
     most = max(sorted(by_start), key=lambda first: sum(text[0] == first for text in texts))
     return _Tables(
-        names=dict(markers),
+        names=names,
         prefixes=frozenset(text[:i] for text in texts for i in range(1, len(text))),
         longest=len(texts[0]),
         starts=re.compile("[" + re.escape("".join(by_start)) + "]"),
@@ -55,6 +57,7 @@ def _tables(markers: tuple[tuple[str, str], ...]) -> _Tables:
         others=re.compile("|".join(re.escape(text) for text in texts if text[0] != most))
         if len(by_start) > 1
         else None,
+        grows=any(text[:i] in names for text in texts for i in range(1, len(text))),
     )
 
 
@@ -109,6 +112,11 @@ class MarkerScanner:
             pieces, position = self._split(text, tables.splitter)
         else:
             pieces, position = self._found(text, tables.starts.search(text))
+        if tables.grows and pieces and pieces[-1][0] is not None:
+            start = position - len(pieces[-1][1])
+            if text[start:] in tables.prefixes:  # the marker may still grow into a longer one
+                pieces.pop()
+                position = start
         keep = self._held_back(text, position)
         if len(text) - keep > position:
             pieces.append((None, text[position : len(text) - keep]))
@@ -176,9 +184,15 @@ class MarkerScanner:
         return hits
 
     def close(self) -> list[Piece]:
-        """Whatever was held back, as text: the completion ended."""
+        """Whatever was held back: the completion ended. It is text, but for a marker held
+        because it could still grow into a longer one (``tables.grows``)."""
         held, self._held = self._held, ""
-        return [(None, held)] if held else []
+        if not held:
+            return []
+        if not self._tables.grows:
+            return [(None, held)]
+        pieces, position = self._split(held, self._tables.splitter)
+        return [*pieces, (None, held[position:])] if position < len(held) else pieces
 
     def _held_back(self, text: str, start: int) -> int:
         """Length of the longest tail of ``text[start:]`` that begins some marker: only the

@@ -69,7 +69,9 @@ PATTERN_BUFFER_LIMIT = 1024
 """Text held for pattern lexing before it must be decided (a header, never a payload)."""
 
 _PRIMED_LIMIT = 256
-_PRIMED: dict[tuple[str, str], Stack] = memo({})  # (grammar, generation prompt) -> the primed stack
+# (grammar, generation prompt) -> the primed stack, and the last terminal the prompt fed (white
+# space after an explicit content opener is content: ``_is_layout_candidate``)
+_PRIMED: dict[tuple[str, str], tuple[Stack, str]] = memo({})
 
 
 class _Facts:
@@ -107,12 +109,14 @@ class StreamParser:
         limits: Limits = DEFAULT_LIMITS,
         events: bool = True,
         call_enders: frozenset[str] = frozenset({_CALL_OPEN}),
+        content_openers: frozenset[str] = frozenset({_CONTENT_OPEN}),
     ) -> None:
         self._grammar: CompiledGrammar = compiled(grammar_file)
         self._call_enders = call_enders  # stop and turn markers, a call's opener: never inside a call
+        self._content_openers = content_openers  # after these, white space is content, not layout
         self._facts = _FACTS.setdefault(self._grammar.name, {})
         self._free_terminals = self._grammar.free_text
-        self._scanner = MarkerScanner(self._grammar.markers)
+        self._scanner = MarkerScanner(self._grammar.scanned)
         self._lalr = LalrCursor(self._grammar, COMPLETION_START, on_bad_rule=self._bad_rule)
         self._strict = strict
         self._limits = limits
@@ -200,9 +204,10 @@ class StreamParser:
             held = self._scanner.close()  # the beginning of a marker, if the output ended in one
             if held:
                 self._pieces([])  # first, what waited for more text is decided without it
-            if held and self._builder.in_call:
+            if held and self._builder.in_call and held[0][1].strip():
                 # The output was cut inside a marker of an open call (``</arg_value><arg_k``):
-                # the call did not finish, whatever that marker was going to be.
+                # the call did not finish, whatever that marker was going to be. White space
+                # alone (the start of Qwen's ``\n<tool_call>``) is text of the call.
                 self._lex(final=True)
                 self._end(cut_marker=held[0][1])
             else:
@@ -232,7 +237,8 @@ class StreamParser:
         key = (self._grammar.name, prompt)
         primed = _PRIMED.get(key)
         if primed is not None:
-            self._lalr.restore(primed)
+            self._lalr.restore(primed[0])
+            self._last = primed[1]
             return
         try:
             self._closing = True
@@ -250,7 +256,7 @@ class StreamParser:
         if self._run is None and not self._pending and self._before_call is None:
             if len(_PRIMED) >= _PRIMED_LIMIT:
                 _PRIMED.clear()
-            _PRIMED[key] = self._lalr.stack
+            _PRIMED[key] = (self._lalr.stack, self._last)
 
     def _pieces(self, pieces: list[Piece]) -> None:
         """Parse queued pieces in order, as far as each can be decided (some wait for what
@@ -457,8 +463,9 @@ class StreamParser:
 
     def _is_layout_candidate(self, text: str) -> bool:
         """White space where content could start: layout if a marker or the end follows it —
-        unless a marker opened the content explicitly (``CONTENT_OPEN``: then it is the content)."""
-        if self._run is not None or self._pending or text.strip() or self._last == _CONTENT_OPEN:
+        unless a marker opened the content explicitly (``CONTENT_OPEN``, or one of the format's
+        ``FormatSpec.content_openers``: then it is the content)."""
+        if self._run is not None or self._pending or text.strip() or self._last in self._content_openers:
             return False
         return CONTENT in self._accepts()
 

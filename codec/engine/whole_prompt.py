@@ -44,7 +44,7 @@ class _WholePrompt:
         self._position = Position()
 
     def read(self, prompt: str) -> Tree[Any]:
-        scanner = MarkerScanner(self._grammar.markers)
+        scanner = MarkerScanner(self._grammar.scanned)
         text: list[str] = []
         for name, piece in [*scanner.feed(prompt), *scanner.close()]:
             if name is None:

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import codec
+from codec.registry import FORMATS
 
 ROOT = Path(__file__).resolve().parent.parent / "corpus"
-FAMILY_OF = {"glm": "glm", "glm-effort": "glm", "solar-open": "solar_open", "gemma4": "gemma4"}
+FAMILY_OF = {name: spec.family.name for name, spec in FORMATS.items()}  # format -> its family folder
 
 
 @dataclass(frozen=True)
