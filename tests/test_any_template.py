@@ -186,9 +186,9 @@ def test_an_edited_template_renders_like_transformers_and_runs_sandboxed(fmt: st
     "template",
     [
         "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}",
-        # A few GLM tags inside another model's layout (as Qwen's template has) are not enough.
-        "{% for m in messages %}<|im_start|>{{ m.role }}\n<think></think><tool_call>"
-        "<tool_response></tool_response><|im_end|>{% endfor %}",
+        # A few tags GLM (and Qwen3) write, inside another model's layout, are not enough.
+        "{% for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n<think></think>"
+        "<tool_call><|eot_id|>{% endfor %}",
     ],
     ids=["no markers", "a few shared tags"],
 )

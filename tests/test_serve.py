@@ -13,6 +13,7 @@ import asyncio
 import json
 import time
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk  # noqa: E402
 
 from codec.serve import ServeConfig, create_app  # noqa: E402
 from support.servers import Engine, Reply, serving  # noqa: E402
+from test_prompt_roundtrip import completion_after  # noqa: E402
 
 TOOLS = [
     {
@@ -38,27 +40,41 @@ TOOLS = [
         },
     }
 ]
-QUESTION = "What is the weather in Paris?"
 RESULT = "sunny, 24 degrees (tool result 7f3a)"
 ANSWER_TEXT = "It is sunny in Paris."
 
-# What each format's model writes after the generation prompt, up to (not including) the stop
-# string the engine stops at and leaves out: a call, then the answer once the result is known.
-CALL = {
-    "glm": "Need the weather.</think><tool_call>get_weather"
-    "<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>",
-    "solar-open": "<|think|>Need the weather.<|end|><|begin|>assistant<|tool_calls|><|tool_call:begin|>call_1"
-    '<|tool_call:name|>get_weather<|tool_call:args|>{"city": "Paris"}<|tool_call:end|>',
-    "gemma4": '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|>',
+QUESTION_MESSAGES = [{"role": "user", "content": "What is the weather in Paris?"}]
+CALL_MESSAGE = {
+    "role": "assistant",
+    "tool_calls": [
+        {"id": "abcdefghi0", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}
+    ],
 }
-CALL["glm-effort"] = CALL["glm"]
+
+
+def _written(fmt: str, history: list[dict[str, Any]], message: dict[str, Any]) -> str:
+    """What the format's model writes for ``message`` after ``history`` — its own template's
+    writing (``completion_after``) — up to (not including) the stop string the engine stops at
+    and leaves out."""
+    c = codec.load(fmt)
+    text = completion_after(c, history, message, TOOLS, datetime(2026, 12, 4), {})
+    assert text is not None, fmt
+    for stop in c.stop_tokens:
+        text = text.removesuffix(stop)
+    return text
+
+
+# Per format, from the registry: a call, then the answer once the result is known, and the call
+# cut off inside its argument value (the engine stopped at max_tokens).
+CALL = {fmt: _written(fmt, QUESTION_MESSAGES, CALL_MESSAGE) for fmt in codec.formats()}
 ANSWER = {
-    "glm": f"The tool answered.</think>{ANSWER_TEXT}",
-    "solar-open": f"<|think|>The tool answered.<|end|><|begin|>assistant<|content|>{ANSWER_TEXT}<|end|>",
-    "gemma4": ANSWER_TEXT,
+    fmt: _written(
+        fmt,
+        [*QUESTION_MESSAGES, CALL_MESSAGE, {"role": "tool", "tool_call_id": "abcdefghi0", "content": RESULT}],
+        {"role": "assistant", "content": ANSWER_TEXT},
+    )
+    for fmt in codec.formats()
 }
-ANSWER["glm-effort"] = ANSWER["glm"]
-# The call cut off inside its argument value: the engine stopped at max_tokens.
 CUT = {name: text[: text.index("Paris") + 3] for name, text in CALL.items()}
 
 
@@ -98,7 +114,7 @@ def client(base: str) -> Any:
 
 
 def conversation() -> list[dict[str, Any]]:
-    return [{"role": "user", "content": QUESTION}]
+    return [dict(message) for message in QUESTION_MESSAGES]
 
 
 def rebuilt(chunks: list[Any]) -> dict[str, Any]:

@@ -36,5 +36,9 @@ def test_every_template_is_pinned() -> None:
 @pytest.mark.skipif(not SHIP.is_dir(), reason="shared/reference/templates/ship/ is not here")
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_template_matches_the_reference_copy(name: str) -> None:
+    """The templates shared/ hands over (the first release's) are shipped byte for byte; a
+    template added since is pinned by SOURCES.toml alone."""
     entry = SOURCES[name]
+    if not (SHIP / entry["file"]).exists():
+        pytest.skip(f"shared/ holds no reference copy of {entry['file']}")
     assert _sha256(TEMPLATES / entry["file"]) == _sha256(SHIP / entry["file"])
