@@ -10,6 +10,7 @@ matcher over a tokenizer of bytes plus each format's special tokens (nothing dow
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from typing import Any
 
@@ -24,8 +25,12 @@ import codec
 from codec import strategies
 from codec.constrain import build, constraint
 from codec.constrain.check import matcher, token_id, tokenizer, tokens
+from codec.engine.grammar import compiled
 from codec.errors import CodecError
 from codec.registry import FORMATS
+from support import goldens
+from support.parsing import TOOLS as PARSE_TOOLS
+from support.parsing import load_golden
 from test_prompt_roundtrip import completion_after, expected_reply, made_up_id, with_ids_of
 
 NOW = datetime(2026, 11, 30)
@@ -168,41 +173,71 @@ TOOLS = [
     {"type": "function", "function": {"name": "ping", "parameters": {"type": "object", "properties": {}}}},
 ]
 
-# Each format's writing of: an opening before calls, a call with (city, extra members) and the
-# ending after calls; the strings are the format's own syntax.
-GLM = {
-    "open": "</think>",
-    "call": "<tool_call>get_weather<arg_key>city</arg_key><arg_value>{city}</arg_value>{more}</tool_call>",
-    "days": "<arg_key>days</arg_key><arg_value>{v}</arg_value>",
-    "units": "<arg_key>units</arg_key><arg_value>{v}</arg_value>",
-    "country": "<arg_key>country</arg_key><arg_value>{v}</arg_value>",
-    "end": "<|observation|>",
-}
-SOLAR = {
-    "open": "<|tool_calls|>",
-    "call": "<|tool_call:begin|>a1b2c3d4e5<|tool_call:name|>get_weather<|tool_call:args|>"
-    '{{"city": "{city}"{more}}}<|tool_call:end|>',
-    "days": ', "days": {v}',
-    "units": ', "units": {v}',
-    "country": ', "country": {v}',
-    "end": "<|calls|>",
-}
-GEMMA = {
-    "open": "",
-    "call": '<|tool_call>call:get_weather{{city:<|"|>{city}<|"|>{more}}}<tool_call|>',
-    "days": ",days:{v}",
-    "units": ",units:{v}",
-    "country": ",country:{v}",
-    "end": "<turn|>",
-}
-SYNTAX = {"glm": GLM, "glm-effort": GLM, "solar-open": SOLAR, "gemma4": GEMMA}
-STRING = {"glm": "{}", "glm-effort": "{}", "solar-open": '"{}"', "gemma4": '<|"|>{}<|"|>'}
+
+def written(fmt: str, message: dict[str, Any], tools: list[dict[str, Any]] = TOOLS) -> str:
+    """What the format's model writes for ``message`` — its own template's writing, after the
+    history's generation prompt — without the stop string the engine leaves out."""
+    c = codec.load(fmt)
+    text = completion_after(c, HISTORY, message, tools, NOW, {})
+    assert text is not None, fmt
+    for stop in c.stop_tokens:
+        text = text.removesuffix(stop)
+    return text
 
 
-def _call(fmt: str, city: str = "Paris", **more: str) -> str:
-    syntax = SYNTAX[fmt]
-    extra = "".join(syntax[key].format(v=value) for key, value in more.items())
-    return syntax["call"].format(city=city, more=extra)
+def _call(fmt: str, arguments: dict[str, Any] | None = None, name: str = "get_weather") -> str:
+    """The reply with one call (``{"city": "Paris"}`` by default), opening included."""
+    call = {"id": "abcdefghi0", "type": "function", "function": {"name": name, "arguments": arguments}}
+    if arguments is None:
+        call["function"]["arguments"] = {"city": "Paris"}
+    return written(fmt, {"role": "assistant", "tool_calls": [call]})
+
+
+def _differing(fmt: str, one: str, other: str) -> tuple[str, str]:
+    """``one`` cut where it first differs from ``other``, a special token being one piece."""
+    specials = "|".join(
+        re.escape(token) for token in sorted(codec.load(fmt).spec.stop_tokens + _markers(fmt), key=len, reverse=True)
+    )
+    pieces, others = re.findall(f"{specials}|.", one, re.S), re.findall(f"{specials}|.", other, re.S)
+    same = next(
+        (i for i, (a, b) in enumerate(zip(pieces, others, strict=False)) if a != b), min(len(pieces), len(others))
+    )
+    at = sum(map(len, pieces[:same]))
+    return one[:at], one[at:]
+
+
+def _markers(fmt: str) -> tuple[str, ...]:
+    return tuple(compiled(FORMATS[fmt].grammar).markers)
+
+
+def _answer(fmt: str) -> tuple[str, str]:
+    """The format's answer with no call (its family's ``content_only`` parse golden: a variant
+    such as glm-effort shares its family's), and the stop marker it ends with."""
+    family = FORMATS[fmt].family
+    written_by = [
+        name for name in goldens.formats_in(goldens.ROOT / "parse" / "content_only") if FORMATS[name].family is family
+    ]
+    text, _ = load_golden("content_only", fmt if fmt in written_by else written_by[0])
+    for stop in codec.load(fmt).stop_tokens:
+        if text.endswith(stop):
+            return text.removesuffix(stop), stop
+    return text, _ending(fmt, text)
+
+
+def _opener(fmt: str) -> str:
+    return compiled(FORMATS[fmt].grammar).display("CALL_OPEN")
+
+
+def _ending(fmt: str, text: str) -> str:
+    """A stop marker the reply ``text`` may end with (the first of the format's that fits)."""
+    c = codec.load(fmt)
+    for stop in c.stop_tokens:
+        try:
+            c.parse(text + stop, tools=TOOLS, strict=True)
+        except codec.ParseError:
+            continue
+        return stop
+    raise AssertionError(f"{fmt}: no stop marker ends {text!r}")
 
 
 def refused_at(fmt: str, good: str, bad: str, **kwargs: Any) -> None:
@@ -235,36 +270,30 @@ FORMATS_UNDER_TEST = codec.formats()
 
 @pytest.mark.parametrize("fmt", FORMATS_UNDER_TEST)
 def test_well_formed_calls_are_accepted(fmt: str) -> None:
-    syntax = SYNTAX[fmt]
-    text = syntax["open"] + _call(fmt, days="3", units=STRING[fmt].format("C")) + syntax["end"]
-    m = accepted(fmt, text)
+    arguments = {"city": "Paris", "days": 3, "units": "C"}
+    text = _call(fmt, arguments)
+    m = accepted(fmt, text + _ending(fmt, text))
     assert m.is_accepting()
-    c = codec.load(fmt)
-    [call] = c.parse(text, tools=TOOLS, strict=True).tool_calls
-    assert call.arguments == {"city": "Paris", "days": 3, "units": "C"}
+    [call] = codec.load(fmt).parse(text, tools=TOOLS, strict=True).tool_calls
+    assert call.arguments == arguments
 
 
 @pytest.mark.parametrize("fmt", FORMATS_UNDER_TEST)
 def test_wrong_type_is_refused(fmt: str) -> None:
-    good, bad = _split(SYNTAX[fmt]["open"] + _call(fmt, days=STRING[fmt].format("x")), "days")
-    value_start = {"glm": "x", "glm-effort": "x", "solar-open": '"x"', "gemma4": '<|"|>'}[fmt]
-    good2, bad2 = _split(bad, value_start)
-    refused_at(fmt, good + good2, bad2)
+    good, bad = _differing(fmt, _call(fmt, {"city": "Paris", "days": "x"}), _call(fmt, {"city": "Paris", "days": 3}))
+    refused_at(fmt, good, bad)
 
 
 @pytest.mark.parametrize("fmt", FORMATS_UNDER_TEST)
 def test_missing_required_argument_is_refused(fmt: str) -> None:
-    text = SYNTAX[fmt]["open"] + _call(fmt)
     # the call without its only required member: cut where the member starts, refuse the close
-    member = {"glm": "<arg_key>city", "glm-effort": "<arg_key>city", "solar-open": '"city"', "gemma4": "city"}[fmt]
-    good, _ = _split(text, member)
-    close = {"glm": "</tool_call>", "glm-effort": "</tool_call>", "solar-open": "}", "gemma4": "}"}[fmt]
+    good, close = _differing(fmt, _call(fmt, {}), _call(fmt))
     refused_at(fmt, good, close)
 
 
 @pytest.mark.parametrize("fmt", FORMATS_UNDER_TEST)
 def test_unknown_key_is_refused_when_additional_properties_is_false(fmt: str) -> None:
-    text = SYNTAX[fmt]["open"] + _call(fmt, country=STRING[fmt].format("FR"))
+    text = _call(fmt, {"city": "Paris", "country": "FR"})
     good, bad = _split(text, "country")
     refused_at(fmt, good, bad)  # after city only days and units may follow
     unknown = text.replace("country", "uk")
@@ -274,83 +303,51 @@ def test_unknown_key_is_refused_when_additional_properties_is_false(fmt: str) ->
 
 @pytest.mark.parametrize("fmt", FORMATS_UNDER_TEST)
 def test_enum_miss_is_refused(fmt: str) -> None:
-    text = SYNTAX[fmt]["open"] + _call(fmt, units=STRING[fmt].format("K"))
+    text = _call(fmt, {"city": "Paris", "units": "K"})
     good, bad = _split(text, "K")
     refused_at(fmt, good, bad)
 
 
 @pytest.mark.parametrize("fmt", FORMATS_UNDER_TEST)
 def test_unknown_tool_name_is_refused(fmt: str) -> None:
-    text = SYNTAX[fmt]["open"] + _call(fmt).replace("get_weather", "get_wxather")
+    text = _call(fmt).replace("get_weather", "get_wxather")
     good, bad = _split(text, "xather")
     refused_at(fmt, good, bad)
 
 
 @pytest.mark.parametrize("fmt", FORMATS_UNDER_TEST)
 def test_no_call_under_tool_choice_none(fmt: str) -> None:
-    text = SYNTAX[fmt]["open"] + _call(fmt)
-    first = {
-        "glm": "<tool_call>",
-        "glm-effort": "<tool_call>",
-        "solar-open": "<|tool_call:begin|>",
-        "gemma4": "<|tool_call>",
-    }
-    good, bad = _split(text, first[fmt])
+    good, bad = _split(_call(fmt), _opener(fmt))
     refused_at(fmt, good, bad, tool_choice="none")
     accepted(fmt, good, tool_choice="auto")
 
 
 @pytest.mark.parametrize("fmt", FORMATS_UNDER_TEST)
 def test_ending_without_a_call_is_refused_under_required(fmt: str) -> None:
-    answer = {
-        "glm": "</think>Sure.",
-        "glm-effort": "</think>Sure.",
-        "solar-open": "<|content|>Sure.",
-        "gemma4": "Sure.",
-    }
-    stop = {"glm": "<|user|>", "glm-effort": "<|user|>", "solar-open": "<|flush|>", "gemma4": "<turn|>"}
+    answer, stop = _answer(fmt)
     for choice in ("required", {"type": "function", "function": {"name": "get_weather"}}):
-        refused_at(fmt, answer[fmt], stop[fmt], tool_choice=choice)
-        m = accepted(fmt, answer[fmt], tool_choice=choice)
+        refused_at(fmt, answer, stop, tool_choice=choice)
+        m = accepted(fmt, answer, tool_choice=choice)
         assert not m.is_accepting()
         assert m.compute_logit_bias()[tokenizer(fmt).eos_token] == 0
-    m = accepted(fmt, answer[fmt] + stop[fmt])  # "auto" may end there
+    m = accepted(fmt, answer + stop)  # "auto" may end there
     assert m.is_accepting()
 
 
 @pytest.mark.parametrize("fmt", FORMATS_UNDER_TEST)
 def test_named_tool_choice_refuses_other_tools(fmt: str) -> None:
-    text = SYNTAX[fmt]["open"] + _call(fmt).replace("get_weather", "ping")
+    text = _call(fmt, {}, name="ping")
     good, bad = _split(text, "ping")
     refused_at(fmt, good, bad, tool_choice={"type": "function", "function": {"name": "get_weather"}})
 
 
 @pytest.mark.parametrize("fmt", FORMATS_UNDER_TEST)
 def test_second_call_refused_without_parallel_calls(fmt: str) -> None:
-    one = SYNTAX[fmt]["open"] + _call(fmt)
-    second = {
-        "glm": "<tool_call>",
-        "glm-effort": "<tool_call>",
-        "solar-open": "<|tool_call:begin|>",
-        "gemma4": "<|tool_call>",
-    }
-    refused_at(fmt, one, second[fmt], parallel_tool_calls=False)
-    accepted(fmt, one + _call(fmt), parallel_tool_calls=True)
+    one = _call(fmt)
+    refused_at(fmt, one, _opener(fmt), parallel_tool_calls=False)
+    accepted(fmt, one + one[one.index(_opener(fmt)) :], parallel_tool_calls=True)
 
 
-MALFORMED = {
-    # GLM: the value not closed before the next key (the lenient parser inserts </arg_value>)
-    "glm": ("</think><tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris", "<arg_key>"),
-    # GLM: a missing <arg_value> opener
-    "glm-effort": ("</think><tool_call>get_weather<arg_key>city</arg_key>", "Paris</arg_value>"),
-    # Solar: arguments that are not JSON
-    "solar-open": (
-        "<|tool_calls|><|tool_call:begin|>a1b2c3d4e5<|tool_call:name|>get_weather<|tool_call:args|>{",
-        "'city': 'Paris'}",
-    ),
-    # Gemma: a JSON-quoted string instead of <|"|>
-    "gemma4": ("<|tool_call>call:get_weather{city:", '"Paris"}'),
-}
 MORE_MALFORMED = [
     ("gemma4", "<|tool_call>", ":get_weather{}"),  # no `call` prefix
     ("gemma4", "<|tool_call>call:get_weather", "(city:"),  # parentheses
@@ -366,10 +363,22 @@ MORE_MALFORMED = [
 ]
 
 
-@pytest.mark.parametrize("fmt", FORMATS_UNDER_TEST)
-def test_malformed_variants_the_parser_repairs_are_refused(fmt: str) -> None:
-    good, bad = MALFORMED[fmt]
-    refused_at(fmt, good, bad)
+MALFORMED_GOLDENS = [
+    (case, fmt)
+    for case, fmt in goldens.entries("parse")
+    if case.startswith("malformed_") and load_golden(case, fmt)[1]["diagnostics"]  # repaired, not a trap
+]
+
+
+@pytest.mark.parametrize(("case", "fmt"), MALFORMED_GOLDENS)
+def test_malformed_variants_the_parser_repairs_are_refused(case: str, fmt: str) -> None:
+    """What models write wrong and the lenient parser repairs — each family's ``malformed_*``
+    parse goldens — is never admitted whole: one of its tokens is refused, or it cannot end."""
+    completion, expected = load_golden(case, fmt)
+    tools = PARSE_TOOLS if expected["tools"] else None
+    m = matcher(fmt, constraint(codec.load(fmt), tools=tools, **expected["options"]))
+    taken = all(m.consume_token(token) for token in tokens(fmt, completion))
+    assert not (taken and m.is_accepting()), f"{case} admitted whole"
 
 
 @pytest.mark.parametrize(("fmt", "good", "bad"), MORE_MALFORMED)
@@ -384,7 +393,8 @@ def test_more_malformed_variants_are_refused(fmt: str, good: str, bad: str) -> N
 def test_marker_text_spelled_in_bytes_is_refused_in_free_text(fmt: str) -> None:
     """The parser reads a marker wherever its characters appear: free text never holds them."""
     marker = FORMATS[fmt].stop_tokens[0]
-    opening = {"glm": "</think>", "glm-effort": "</think>", "solar-open": "<|content|>", "gemma4": ""}[fmt]
+    answer, _ = _answer(fmt)
+    opening = answer[: answer.index("Hello")]  # what opens the content
     grammar = constraint(codec.load(fmt), tools=TOOLS)
     m = matcher(fmt, grammar)
     spelled = tokens(fmt, opening) + list(("say " + marker).encode())
@@ -423,21 +433,15 @@ def test_unenforced_schema_features_are_reported_and_loosened() -> None:
             },
         }
     ]
-    for fmt in ("glm", "solar-open", "gemma4"):
+    for fmt in FORMATS_UNDER_TEST:
         built = build(codec.load(fmt), tools=tools)
         assert {(note.code, note.path) for note in built.notes} >= {
             ("unenforced_keyword", "/properties/n/minimum"),
             ("unenforced_keyword", "/properties/s/pattern"),
         }, built.notes
-        syntax = SYNTAX[fmt]
-        n_value = {"glm": "1", "glm-effort": "1", "solar-open": "1", "gemma4": "1"}[fmt]
-        call = {
-            "glm": f"<tool_call>f<arg_key>n</arg_key><arg_value>{n_value}</arg_value></tool_call>",
-            "solar-open": "<|tool_call:begin|>a1b2c3d4e5<|tool_call:name|>f<|tool_call:args|>"
-            f'{{"n": {n_value}}}<|tool_call:end|>',
-            "gemma4": f"<|tool_call>call:f{{n:{n_value}}}<tool_call|>",
-        }[fmt]
-        accepted(fmt, syntax["open"] + call, tools=tools)  # looser, never wrong: 1 < minimum is let through
+        call = {"id": "abcdefghi0", "type": "function", "function": {"name": "f", "arguments": {"n": 1}}}
+        text = written(fmt, {"role": "assistant", "tool_calls": [call]}, tools)
+        accepted(fmt, text, tools=tools)  # looser, never wrong: 1 < minimum is let through
 
 
 def test_a_turn_constrains_from_where_its_prompt_left_the_model() -> None:
