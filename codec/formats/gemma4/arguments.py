@@ -38,6 +38,7 @@ class GemmaValues:
             "RBRACKET",
             "COMMA",
             "COLON",  # only a skipped duplicate keeps it: ``{k:0}`` stays ``{k:0}`` in content
+            "BAD_EQUALS",  # the colon of Python's keyword syntax, ``call:NAME(k=0)``
             "KEY",
             "QUOTE",
             "STRING_TEXT",
@@ -86,6 +87,8 @@ class GemmaValues:
 
     def token(self, terminal: str, text: str) -> None:
         """One token of the call body."""
+        if terminal == "BAD_EQUALS":
+            terminal = "COLON"
         if terminal not in ("KEY", "COMMA", "COLON") and not (terminal == "QUOTE" and self._expect_key):
             self.dangling_key = None  # a value (or the end of the object) has begun
         if self._skipping is not None:

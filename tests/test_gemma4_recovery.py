@@ -1,0 +1,79 @@
+"""What Gemma 4 is seen to write, recovered (issue 22): each mistake as a small completion,
+parsed whole and one character at a time, with the engine saying the model stopped.
+
+The mistakes are read by general means — the grammar's ``BAD_*`` terminals and ``bad_*`` rules,
+the repair search and the argument reader — so each case here is one instance of a kind that
+``tests/test_corruption.py`` also applies at random, several per example.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import codec
+
+Q = '<|"|>'
+OPEN, CLOSE = "<|tool_call>", "<tool_call|>"
+TOOLS: list[dict[str, Any]] = [
+    {
+        "type": "function",
+        "function": {
+            "name": name,
+            "parameters": {"type": "object", "properties": {key: {"type": kind} for key, kind in properties.items()}},
+        },
+    }
+    for name, properties in {
+        "get_weather": {"city": "string", "units": "string", "days": "integer"},
+        "bash": {"command": "string"},
+        "write": {"path": "string", "code": "string"},
+    }.items()
+]
+
+
+def _ids(index: int) -> str:
+    return f"call_{index}"
+
+
+def _parse(text: str) -> codec.AssistantMessage:
+    return codec.load("gemma4").parse(text, tools=TOOLS, id_factory=_ids, finish_reason="stop")
+
+
+def _streamed(text: str) -> codec.AssistantMessage:
+    parser = codec.load("gemma4").stream(tools=TOOLS, id_factory=_ids)
+    for char in text:
+        parser.feed(char)
+    parser.close("stop")
+    return parser.message
+
+
+def _calls(message: codec.AssistantMessage) -> list[tuple[str, dict[str, Any]]]:
+    return [(call.name, call.arguments) for call in message.tool_calls]
+
+
+CASES: dict[str, tuple[str, list[tuple[str, dict[str, Any]]]]] = {
+    "python call syntax": (
+        f'{OPEN}call:get_weather(city="New York, NY", units="imperial"){CLOSE}',
+        [("get_weather", {"city": "New York, NY", "units": "imperial"})],
+    ),
+    "python call syntax, gemma strings and a number": (
+        f"{OPEN}call:get_weather(city={Q}Paris{Q}, days=3){CLOSE}",
+        [("get_weather", {"city": "Paris", "days": 3})],
+    ),
+    "python call syntax, bare values, no final close": (
+        f"{OPEN}call:get_weather(city=Paris, units=metric)",
+        [("get_weather", {"city": "Paris", "units": "metric"})],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_what_gemma_writes_is_recovered_whole_and_streamed(name: str) -> None:
+    text, calls = CASES[name]
+    whole = _parse(text)
+    assert _calls(whole) == calls
+    assert whole.content is None and whole.truncated_call is None
+    streamed = _streamed(text)
+    assert streamed == whole
+    assert [(d.code, d.offset) for d in streamed.diagnostics] == [(d.code, d.offset) for d in whole.diagnostics]
