@@ -65,6 +65,14 @@ CASES: dict[str, tuple[str, list[tuple[str, dict[str, Any]]]]] = {
         f"{OPEN}call:get_weather(city=Paris, units=metric)",
         [("get_weather", {"city": "Paris", "units": "metric"})],
     ),
+    "two calls in one block": (
+        f"{OPEN}call:bash{{command:{Q}ls{Q}}}call:bash{{command:{Q}pwd{Q}}}{CLOSE}",
+        [("bash", {"command": "ls"}), ("bash", {"command": "pwd"})],
+    ),
+    "three calls in one block, a newline between, no final close": (
+        f"{OPEN}call:bash{{command:{Q}ls{Q}}}\ncall:get_weather{{city:{Q}Paris{Q}}}call:bash{{command:{Q}pwd{Q}}}",
+        [("bash", {"command": "ls"}), ("get_weather", {"city": "Paris"}), ("bash", {"command": "pwd"})],
+    ),
 }
 
 

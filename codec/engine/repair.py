@@ -183,18 +183,20 @@ class RepairSearch:
         ]
         return edits[min(scored)[2]]
 
-    def call_head(self, stack: Stack, opener: str) -> CallHead | None:
-        """The head a call opened by ``opener`` in the state ``stack`` must start with, when it
-        starts with a fixed word (remembered: the same for every state that accepts ``opener``)."""
+    def call_head(self, stack: Stack, opener: str, before: tuple[str, ...] = ()) -> CallHead | None:
+        """The head a call opened by ``opener`` in the state ``stack`` (after the terminals
+        ``before``) must start with, when it starts with a fixed word (remembered: the same for
+        every state that accepts ``opener``)."""
         key = (self._grammar.name, opener)
         if key not in _HEADS:
-            _HEADS[key] = self._find_head(stack, opener)
+            _HEADS[key] = self._find_head(stack, (*before, opener))
         return _HEADS[key]
 
-    def _find_head(self, stack: Stack, opener: str) -> CallHead | None:
+    def _find_head(self, stack: Stack, names: tuple[str, ...]) -> CallHead | None:
         trial, patterns = self._trial, self._grammar.patterns
         trial.restore(stack)
-        trial.shift(opener, "")
+        for name in names:
+            trial.shift(name, "")
 
         def clean(literal: bool) -> list[str]:
             return sorted(

@@ -416,11 +416,12 @@ class StreamParser:
             return None
         return self._call_head()
 
-    def _call_head(self) -> CallHead | None:
+    def _call_head(self, before: tuple[str, ...] = ()) -> CallHead | None:
         """How the head of a call reads when it starts with a fixed word, else ``None`` (one
-        answer per grammar; asked where the parser accepts a call's opening marker)."""
+        answer per grammar; asked where the parser accepts a call's opening marker after the
+        terminals ``before``)."""
         if self._head is _UNKNOWN:
-            self._head = self._repair_search().call_head(self._lalr.stack, _CALL_OPEN)
+            self._head = self._repair_search().call_head(self._lalr.stack, _CALL_OPEN, before)
         return cast("CallHead | None", self._head)
 
     def _open_implied_call(self, text: str, body: str) -> None:
@@ -500,6 +501,11 @@ class StreamParser:
             if found == WAIT:
                 return
             if not isinstance(found, tuple):
+                joined = self._next_call_joined(final)
+                if joined is None:
+                    return
+                if joined:
+                    continue
                 # One character at a time, so what becomes stray text does not depend on how
                 # much text had arrived when the decision was made (chunking invariance).
                 head, self._pending = self._pending[0], self._pending[1:]
@@ -517,6 +523,24 @@ class StreamParser:
             if name.startswith("BAD_"):
                 self._deviation("malformed", token, accepted, f"{name} repaired")
             self._feed(name, token)
+
+    def _next_call_joined(self, final: bool) -> bool | None:
+        """Pending text a finished call's arguments cannot take, that opens the next call as a
+        call's head would (Gemma's ``}call:NAME{`` with ``<tool_call|><|tool_call>`` left out
+        between): the closer is inserted, then the opener the text implies. ``None``: the text
+        may still turn out to be such a head (wait); ``False``: it is not."""
+        if self._straying or not self._finishable(_CALL_OPEN) or CONTENT not in self._lalr.accepts_after(_CALL_CLOSE):
+            return False
+        head = self._call_head((_CALL_CLOSE,))
+        reads = head.reads(self._pending) if head is not None else False
+        if reads is None and not final:
+            return None
+        if not reads:
+            return False
+        text, self._pending = self._pending, ""
+        self._finish_call(text[:20], self._accepts())
+        self._open_implied_call(text, text)
+        return True
 
     def _optional_pattern(self, here: _Facts, final: bool) -> tuple[str, str] | str | None:
         if not here.patterns:
