@@ -192,10 +192,10 @@ class RepairSearch:
             _HEADS[key] = self._find_head(stack, (*before, opener))
         return _HEADS[key]
 
-    def _find_head(self, stack: Stack, names: tuple[str, ...]) -> CallHead | None:
+    def _find_head(self, stack: Stack, shifted: tuple[str, ...]) -> CallHead | None:
         trial, patterns = self._trial, self._grammar.patterns
         trial.restore(stack)
-        for name in names:
+        for name in shifted:
             trial.shift(name, "")
 
         def clean(literal: bool) -> list[str]:
