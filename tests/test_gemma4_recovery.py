@@ -73,6 +73,14 @@ CASES: dict[str, tuple[str, list[tuple[str, dict[str, Any]]]]] = {
         f"{OPEN}call:bash{{command:{Q}ls{Q}}}\ncall:get_weather{{city:{Q}Paris{Q}}}call:bash{{command:{Q}pwd{Q}}}",
         [("bash", {"command": "ls"}), ("get_weather", {"city": "Paris"}), ("bash", {"command": "pwd"})],
     ),
+    "a string left open before the call's closing brace": (
+        f"{OPEN}call:bash{{command:{Q}ls}}{CLOSE}",
+        [("bash", {"command": "ls"})],
+    ),
+    "a string left open before the brace, after a closed one": (
+        f"{OPEN}call:write{{path:{Q}a.py{Q},code:{Q}x = {{1: 2}}}}{CLOSE}",
+        [("write", {"path": "a.py", "code": "x = {1: 2}"})],
+    ),
 }
 
 

@@ -25,6 +25,12 @@ _CLOSE = frozenset({"RBRACE", "BAD_PAREN_CLOSE", "RBRACKET"})
 _SCALARS = frozenset({"NUMBER", "TRUE", "FALSE", "NULL"})
 _QUOTED = frozenset({"BAD_JSON_STRING", "BAD_PY_STRING"})  # a whole string in another syntax's quotes
 _BARE = frozenset({"BAD_BARE_VALUE", "BAD_BARE_ITEM"})  # a string written with no quotes
+_CLOSER_OF = {"RBRACE": "}", "RBRACKET": "]"}
+_TAIL = "}]"
+"""What may end a string's text and be structure after all: closers the model wrote after
+forgetting the string's closing quote (``{command:<|"|>ls}``). White space is not held: a
+string's text that ends in it is streamed at once, as before."""
+_TAIL_LIMIT = 64  # a tail is held up to this long, so holding it costs constant time per chunk
 
 
 class GemmaValues:
@@ -76,6 +82,9 @@ class GemmaValues:
         self._key = ""
         self._skipping: int | None = None  # nesting depth of a duplicate member being skipped
         self._skipped_string_open = False
+        self._tail = ""  # the end of the open string's text, held: it may be structure (_TAIL)
+        self._owed = ""  # closers an ill-closed string's text ended in, for the inserted ones
+        self._quote_text: str | None = None  # the string quote's text, as a QUOTE token gave it
         self.dangling_key: str | None = None  # a key whose value has not begun
         self.closed = False  # the outermost object was closed: the arguments are whole
 
@@ -85,8 +94,10 @@ class GemmaValues:
         straight to the emitter."""
         return self._quoted_key is None and self._skipping is None and self._emitter.in_string
 
-    def token(self, terminal: str, text: str) -> None:
-        """One token of the call body."""
+    def token(self, terminal: str, text: str, inserted: bool = False) -> None:
+        """One token of the call body (``inserted``: supplied by the repair, not written)."""
+        if self._owed:
+            self._settle_owed(terminal, inserted)
         if terminal == "BAD_EQUALS":
             terminal = "COLON"
         if terminal not in ("KEY", "COMMA", "COLON") and not (terminal == "QUOTE" and self._expect_key):
@@ -105,8 +116,52 @@ class GemmaValues:
             self._set_key(text)
         elif terminal in _QUOTED and self._expect_key:
             self._set_key(unquote(text))
+        elif terminal == "QUOTE" and inserted and self.streaming:
+            self._end_ill_closed_string()
         else:
             self._value(terminal, text)
+
+    def write(self, text: str, sink: Callable[[str], None]) -> None:
+        """Text of the open string value, to ``sink``: the quote token read as text is the ``"``
+        it stands in for (Python's ``\"\"\"`` written as three tokens); the end of the text that
+        may yet be structure (``_TAIL``) is held until what follows says."""
+        if self._tail:
+            text = self._tail + text
+        elif text[-1:] not in _TAIL:
+            sink(text)
+            return
+        kept = max(len(text.rstrip(_TAIL)), len(text) - _TAIL_LIMIT)
+        self._tail = text[kept:]
+        if kept:
+            sink(text[:kept])
+
+    def _flush(self) -> None:
+        """The held end of the string is its text after all."""
+        if self._tail:
+            tail, self._tail = self._tail, ""
+            self._emit(self._emitter.string_part(tail))
+
+    def _end_ill_closed_string(self) -> None:
+        """The repair closed a string the model left open: closers its text ended in are the
+        structure the model wrote (``{command:<|"|>ls}``: the value is ``ls``) as far as they
+        close the containers open, innermost first; matched by the closers the repair inserts
+        next. Closers before those are the string's text (``{code:<|"|>f(){}}``: ``f(){}``)."""
+        tail, self._tail = self._tail, ""
+        closing = "".join("}" if kind == "object" else "]" for kind in reversed(self._kinds))
+        size = next(n for n in range(min(len(tail), len(closing)), -1, -1) if tail.endswith(closing[:n]))
+        if size < len(tail):
+            self._emit(self._emitter.string_part(tail[: len(tail) - size]))
+        self._owed = tail[len(tail) - size :]
+        self._emit(self._emitter.end_string())
+
+    def _settle_owed(self, terminal: str, inserted: bool) -> None:
+        """An inserted closer stands for the next closer an ill-closed string's text ended in;
+        any other token leaves those closers unmatched: text, kept as content (never lost)."""
+        if inserted and _CLOSER_OF.get(terminal) == self._owed[0]:
+            self._owed = self._owed[1:]
+        else:
+            owed, self._owed = self._owed, ""
+            self._keep(owed)
 
     def _open(self, terminal: str, text: str) -> None:
         if len(self._kinds) > self._max_depth:  # the outermost object is depth 0
@@ -162,9 +217,25 @@ class GemmaValues:
         elif self._expect_key:
             self._quoted_key = [text]
         elif self._emitter.in_string:
+            self._flush()
             self._emit(self._emitter.end_string())
         else:
+            if text:
+                self._quote_text = text
             self._emit(self._emitter.begin_string())
+
+    @property
+    def held(self) -> int:
+        """Characters of the open string's text held unwritten."""
+        return len(self._tail)
+
+    def settle(self) -> None:
+        """The call ends: held text is written where it belongs (a string cut off keeps it)."""
+        if self._tail and self._emitter.in_string:
+            self._flush()
+        if self._owed:
+            owed, self._owed = self._owed, ""
+            self._keep(owed)
 
     def leftover(self) -> str:
         """Text that arrived and has no place in the arguments yet — a key whose value has not
@@ -176,7 +247,7 @@ class GemmaValues:
         if self._quoted_key is not None:
             self._quoted_key.append(text)
         elif self._emitter.in_string:
-            self._emit(self._emitter.string_part(text))
+            self.write(text, lambda part: self._emit(self._emitter.string_part(part)))
 
     def _skip(self, terminal: str) -> None:
         """Take a duplicate member's value out of the arguments: it cannot be both in the dict
@@ -219,12 +290,13 @@ class GemmaArguments:
         return written
 
     def token(self, terminal: str, text: str, inserted: bool) -> None:
-        self._values.token(terminal, text)
+        self._values.token(terminal, text, inserted)
 
     @property
     def held(self) -> int:
-        """Values other than strings are tokens, written whole: nothing is held within a run."""
-        return 0
+        """Values other than strings are tokens, written whole; of a string, only the end
+        that may yet be structure is held (``GemmaValues.write``)."""
+        return self._values.held
 
     @property
     def complete(self) -> bool:
@@ -234,10 +306,12 @@ class GemmaArguments:
     def run_sink(self, terminal: str) -> Callable[[str], None] | None:
         if terminal != "STRING_TEXT" or not self._values.streaming:
             return None
-        return self._context.string_sink()
+        sink, write = self._context.string_sink(), self._values.write
+        return lambda text: write(text, sink)
 
     def finish(self, truncated: bool) -> None:
         emitter = self._context.emitter
+        self._values.settle()
         if truncated:
             self._context.content(self._values.leftover())  # never lost, never an argument
             if emitter.in_string and emitter.depth == 1:
