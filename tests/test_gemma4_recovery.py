@@ -81,6 +81,10 @@ CASES: dict[str, tuple[str, list[tuple[str, dict[str, Any]]]]] = {
         f"{OPEN}call:write{{path:{Q}a.py{Q},code:{Q}x = {{1: 2}}}}{CLOSE}",
         [("write", {"path": "a.py", "code": "x = {1: 2}"})],
     ),
+    "a literal quote written as the quote token": (
+        f"{OPEN}call:write{{code:{Q}print({Q}hi{Q}){Q},path:{Q}a.py{Q}}}{CLOSE}",
+        [("write", {"code": 'print("hi")', "path": "a.py"})],
+    ),
 }
 
 

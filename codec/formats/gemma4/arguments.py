@@ -125,6 +125,8 @@ class GemmaValues:
         """Text of the open string value, to ``sink``: the quote token read as text is the ``"``
         it stands in for (Python's ``\"\"\"`` written as three tokens); the end of the text that
         may yet be structure (``_TAIL``) is held until what follows says."""
+        if text == self._quote_text:
+            text = '"'
         if self._tail:
             text = self._tail + text
         elif text[-1:] not in _TAIL:
