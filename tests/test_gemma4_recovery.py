@@ -85,6 +85,14 @@ CASES: dict[str, tuple[str, list[tuple[str, dict[str, Any]]]]] = {
         f"{OPEN}call:write{{code:{Q}print({Q}hi{Q}){Q},path:{Q}a.py{Q}}}{CLOSE}",
         [("write", {"code": 'print("hi")', "path": "a.py"})],
     ),
+    "python triple quotes as three quote tokens each": (
+        f"{OPEN}call:write{{code:{Q}def f():\n    {Q}{Q}{Q}Doc.{Q}{Q}{Q}\n    return 1{Q},path:{Q}a.py{Q}}}{CLOSE}",
+        [("write", {"code": 'def f():\n    """Doc."""\n    return 1', "path": "a.py"})],
+    ),
+    "an empty string literal as two quote tokens": (
+        f"{OPEN}call:write{{code:{Q}x = {Q}{Q}{Q},path:{Q}a.py{Q}}}{CLOSE}",
+        [("write", {"code": 'x = ""', "path": "a.py"})],
+    ),
 }
 
 

@@ -261,12 +261,15 @@ class RepairSearch:
                 _AFTER[key] = accepted
         return accepted
 
-    def ends_value(self, stack: Stack, name: str, run: str, window: list[Piece], ends: bool) -> bool:
-        """Whether the accepted marker ``name``, followed by text it cannot take, ends the value
-        run ``run`` (else it is text of the value); ties go to the grammar's reading."""
+    def ends_value(
+        self, stack: Stack, name: str, run: str, window: list[Piece], ends: bool, ties_end: bool = True
+    ) -> bool:
+        """Whether the accepted marker ``name``, followed by what it cannot take, ends the value
+        run ``run`` (else it is text of the value); ties go to the grammar's reading unless
+        ``ties_end`` is false (a marker follows at once: tokens in a row are the value's text)."""
         closing = self._score(stack, Edit("accept", cost=0), name, run, window, ends)
         literal = self._score(stack, Edit("literal"), name, run, window, ends)
-        return closing <= literal
+        return closing <= literal if ties_end else closing < literal
 
     def insertion(self, stack: Stack, name: str) -> tuple[str, ...] | None:
         """The shortest insertion after which ``name`` is accepted (first in sorted order)."""

@@ -132,6 +132,7 @@ class StreamParser:
         self._closing = False  # close() is draining the queue: no more text will come
         self._model_stopped = False  # the engine said the model ended the output (close())
         self._last = ""  # the last terminal fed to the parser
+        self._run_opener = ""  # the terminal fed before the run of free text in progress
         self._search: RepairSearch | None = None
         self._head: object = _UNKNOWN  # how an implied call's head reads (_call_head)
         self._position = Position()
@@ -293,7 +294,7 @@ class StreamParser:
                         self._strict
                         or self._run is None
                         or self._run in _PROSE
-                        or (len(queue) > 1 and queue[1][0] is not None)
+                        or (len(queue) > 1 and queue[1][0] is not None and not self._quote_repeated(name))
                         or self._repair_search().free_after(self._lalr.stack, name)
                         or ((follows := self._what_follows()) is not None and self._follows_fit(name, follows))
                     )
@@ -388,12 +389,16 @@ class StreamParser:
             return None
         if self._follows_fit(name, follows):
             return False
+        # The value's quote twice in a row (Python's """ as three quote tokens): of two
+        # readings that fit as well, the first is text of the value.
+        repeated = not follows
         if not window_ready(islice(self._queue, 1, None), self._closing):
             return None
         self._queue.popleft()
         window, beyond = lookahead(self._queue)
         ends = self._closing and not beyond
-        if self._repair_search().ends_value(self._lalr.stack, name, self._run or "", window, ends):
+        search = self._repair_search()
+        if search.ends_value(self._lalr.stack, name, self._run or "", window, ends, ties_end=not repeated):
             self._marker(name, text)
         else:  # a value quoting the marker reads on as text
             self._deviation("marker_as_text", text, self._accepts(), "read as text of the value")
@@ -402,8 +407,18 @@ class StreamParser:
 
     def _follows_fit(self, name: str, follows: str) -> bool:
         """Whether what follows the accepted marker ``name`` (its first character, ``""`` for
-        a marker or the end) may stand after it: then the marker is read as the grammar does."""
-        return not follows or self._repair_search().fits_after(self._lalr.stack, name, follows)
+        a marker or the end) may stand after it: then the marker is read as the grammar does. A
+        closer repeated at once, when it opened the value too, is a question (``_quote_repeated``)."""
+        if follows:
+            return self._repair_search().fits_after(self._lalr.stack, name, follows)
+        return not self._quote_repeated(name)
+
+    def _quote_repeated(self, name: str) -> bool:
+        """Whether the marker ``name`` at the head of the queue, which opened the value run in
+        progress and would close it, comes twice in a row where the grammar refuses the second
+        (Gemma's ``<|"|><|"|>``: Python's ``\"\"\"`` as quote tokens)."""
+        queue = self._queue
+        return len(queue) > 1 and queue[1][0] == name == self._run_opener and name not in self._lalr.accepts_after(name)
 
     def _implied_call(self) -> CallHead | None:
         """Where content would start and a call may open: how a call's head reads after its
@@ -748,10 +763,12 @@ class StreamParser:
         if name == "CALL_OPEN":  # the name the builder knows a call by, too
             self._before_call = self._lalr.stack
         self._lalr.shift(name, text)
-        self._last = name
         run = self._run = name if name in self._free_terminals else None
         if run is None:
             self._undo_insertion = None
+        else:
+            self._run_opener = self._last
+        self._last = name
         self._straying = False
         builder = self._builder
         self._budget = -1  # worked out when the run goes on (``_continue``)
