@@ -93,6 +93,14 @@ CASES: dict[str, tuple[str, list[tuple[str, dict[str, Any]]]]] = {
         f"{OPEN}call:write{{code:{Q}x = {Q}{Q}{Q},path:{Q}a.py{Q}}}{CLOSE}",
         [("write", {"code": 'x = ""', "path": "a.py"})],
     ),
+    "a string left open before the brace, and no final close": (
+        f"<|channel>thought\nList it.<channel|>call:bash{{command:{Q}ls -la}}",
+        [("bash", {"command": "ls -la"})],
+    ),
+    "a stray colon, a string left open, no final close": (
+        f"{OPEN}:call:bash{{command:{Q}pwd}}",
+        [("bash", {"command": "pwd"})],
+    ),
 }
 
 
@@ -105,3 +113,14 @@ def test_what_gemma_writes_is_recovered_whole_and_streamed(name: str) -> None:
     streamed = _streamed(text)
     assert streamed == whole
     assert [(d.code, d.offset) for d in streamed.diagnostics] == [(d.code, d.offset) for d in whole.diagnostics]
+
+
+@pytest.mark.parametrize("finish_reason", [None, "length"])
+def test_a_string_left_open_at_the_end_is_cut_off_unless_the_model_stopped(finish_reason: str | None) -> None:
+    """``{command:<|"|>ls}`` at the end of output is a call only when the engine says the model
+    stopped; cut by the engine (or not known), it is held apart, never a call to run."""
+    text = f"{OPEN}call:bash{{command:{Q}ls}}"
+    message = codec.load("gemma4").parse(text, tools=TOOLS, finish_reason=finish_reason)
+    assert message.tool_calls == ()
+    assert message.truncated_call is not None and message.truncated_call.name == "bash"
+    assert message.finish_reason == "length"

@@ -281,17 +281,18 @@ class RepairSearch:
         trial, insertable = self._trial, self._insertable
         trial.restore(stack)
         firsts = sorted(candidate for candidate in trial.accepts() if candidate in insertable)
-        found: list[tuple[str, ...]] = [(first,) for first in firsts if name in self._accepts_after(stack, (first,))]
+        found: list[tuple[str, ...]] = [(first,) for first in firsts if name in self.accepts_after(stack, (first,))]
         if found:
             return found
         for first in firsts:
             trial.restore(stack)
             trial.shift(first, "")
             seconds = sorted(candidate for candidate in trial.accepts() if candidate in insertable)
-            found += [(first, second) for second in seconds if name in self._accepts_after(stack, (first, second))]
+            found += [(first, second) for second in seconds if name in self.accepts_after(stack, (first, second))]
         return found
 
-    def _accepts_after(self, stack: Stack, names: tuple[str, ...]) -> frozenset[str]:
+    def accepts_after(self, stack: Stack, names: tuple[str, ...]) -> frozenset[str]:
+        """What the parser in the state ``stack`` accepts after the terminals ``names``."""
         trial = self._trial
         trial.restore(stack)
         for name in names:

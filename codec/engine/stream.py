@@ -623,17 +623,27 @@ class StreamParser:
         return self._builder.in_call and (closes or name in self._call_enders)
 
     def _finishable(self, following: str) -> bool:
-        """Whether the open call may be finished by its closing marker alone, ``following``
-        (a terminal, or ``$END``) then fitting: its arguments are whole, only the closer is
-        missing (models end on Gemma's ``}`` and leave ``<tool_call|>`` out)."""
-        if not self._builder.arguments_complete or _CALL_CLOSE not in self._accepts():
+        """Whether the open call may be finished by its closing marker, ``following`` (a
+        terminal, or ``$END``) then fitting: its arguments are whole, only the closer is
+        missing (models end on Gemma's ``}`` and leave ``<tool_call|>`` out) — and, when the
+        reader says the text it holds closes them (a string left open before its ``}``), the
+        shortest insertion that lets the closer in."""
+        if not self._builder.arguments_complete:
             return False
-        return following in self._lalr.accepts_after(_CALL_CLOSE)
+        if _CALL_CLOSE in self._accepts():
+            return following in self._lalr.accepts_after(_CALL_CLOSE)
+        before = self._repair_search().insertion(self._lalr.stack, _CALL_CLOSE)
+        return before is not None and following in self._repair_search().accepts_after(
+            self._lalr.stack, (*before, _CALL_CLOSE)
+        )
 
     def _finish_call(self, found: str, accepted: frozenset[str]) -> None:
-        closer = self._grammar.display(_CALL_CLOSE)
+        before = () if _CALL_CLOSE in accepted else self._repair_search().insertion(self._lalr.stack, _CALL_CLOSE) or ()
+        closer = self._show((*before, _CALL_CLOSE))
         detail = f"inserted {closer} before {found}" if found else f"inserted {closer}: the output ended before it"
         self._deviation("missing_marker", found, accepted, detail + " (the arguments were whole)")
+        for terminal in before:
+            self._feed(terminal, "", inserted=True)
         self._feed(_CALL_CLOSE, "", inserted=True)
 
     def _cut_call(self, name: str, text: str, accepted: frozenset[str]) -> None:

@@ -149,7 +149,7 @@ class GemmaValues:
         close the containers open, innermost first; matched by the closers the repair inserts
         next. Closers before those are the string's text (``{code:<|"|>f(){}}``: ``f(){}``)."""
         tail, self._tail = self._tail, ""
-        closing = "".join("}" if kind == "object" else "]" for kind in reversed(self._kinds))
+        closing = self._closing()
         size = next(n for n in range(min(len(tail), len(closing)), -1, -1) if tail.endswith(closing[:n]))
         if size < len(tail):
             self._emit(self._emitter.string_part(tail[: len(tail) - size]))
@@ -225,6 +225,16 @@ class GemmaValues:
             if text:
                 self._quote_text = text
             self._emit(self._emitter.begin_string())
+
+    def _closing(self) -> str:
+        """The closers of the containers open, innermost first."""
+        return "".join("}" if kind == "object" else "]" for kind in reversed(self._kinds))
+
+    @property
+    def whole(self) -> bool:
+        """The arguments are whole: the outermost object was closed, or a string left open
+        ends in the closers of every container open (``{command:<|"|>ls}``)."""
+        return self.closed or (self.streaming and bool(self._kinds) and self._tail.endswith(self._closing()))
 
     @property
     def held(self) -> int:
@@ -302,8 +312,8 @@ class GemmaArguments:
 
     @property
     def complete(self) -> bool:
-        """The outermost ``{…}`` was closed."""
-        return self._values.closed
+        """The outermost ``{…}`` was closed, or a string left open ends in its ``}``."""
+        return self._values.whole
 
     def run_sink(self, terminal: str) -> Callable[[str], None] | None:
         if terminal != "STRING_TEXT" or not self._values.streaming:
