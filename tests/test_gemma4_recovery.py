@@ -101,6 +101,14 @@ CASES: dict[str, tuple[str, list[tuple[str, dict[str, Any]]]]] = {
         f"{OPEN}:call:bash{{command:{Q}pwd}}",
         [("bash", {"command": "pwd"})],
     ),
+    "a string left open before the brace, the next call with no opener": (
+        f"{OPEN}call:get_weather{{city:{Q}New York, NY}}{CLOSE}call:bash{{command:{Q}ls{Q}}}{CLOSE}",
+        [("get_weather", {"city": "New York, NY"}), ("bash", {"command": "ls"})],
+    ),
+    "python call syntax with no opener after the thought": (
+        f"<|channel>thought\nCheck.<channel|>call:get_weather(city={Q}Paris{Q}){CLOSE}",
+        [("get_weather", {"city": "Paris"})],
+    ),
 }
 
 

@@ -213,7 +213,10 @@ class RepairSearch:
         if len(names) != 1:
             return None
         trial.shift(names[0], "x")
-        opens = tuple(patterns[name].literal or "" for name in clean(True))
+        # What opens the arguments, malformed openers too (Gemma's ``call:NAME(``): the text
+        # names a call as much as with the well-formed one.
+        accepted = [patterns[name] for name in trial.accepts() if name in patterns]
+        opens = tuple(sorted(pattern.literal for pattern in accepted if pattern.literal))
         if not opens:
             return None
         return CallHead(patterns[leads[0]].literal or "", patterns[names[0]].regex, opens)
@@ -336,13 +339,17 @@ class RepairSearch:
         accepted = self._trial.accepts()
         if run is not None and run in accepted:
             return 0, run
-        for free in accepted:
-            if free in self._grammar.free_text:
-                self._trial.shift(free, "")
-                return 0, free
-        if not any(name in self._grammar.patterns for name in accepted) and text.strip():
-            return 1, self._open_free_text(accepted)  # one repair: a marker inserted to open it
         misses = 0
+        if _CALL_OPEN in accepted and self._implies_call(text.lstrip()):
+            self._trial.shift(_CALL_OPEN, "")  # the opener the text implies (stream: _open_implied_call)
+            misses = 1
+        else:
+            for free in accepted:
+                if free in self._grammar.free_text:
+                    self._trial.shift(free, "")
+                    return 0, free
+            if not any(name in self._grammar.patterns for name in accepted) and text.strip():
+                return 1, self._open_free_text(accepted)  # one repair: a marker inserted to open it
         while text:
             found = next_token(self._grammar, text, self._trial.accepts(), True)
             if not isinstance(found, tuple):
@@ -360,6 +367,14 @@ class RepairSearch:
                     self._trial.shift(free, "")
                     return misses, free
         return misses, None
+
+    def _implies_call(self, text: str) -> bool:
+        """Whether ``text``, where a call may open, starts with a call's head (Gemma's
+        ``call:NAME{``): the stream reads it as a call whose opener was left out."""
+        here = self._trial.stack
+        head = self.call_head(here, _CALL_OPEN)
+        self._trial.restore(here)
+        return head is not None and head.reads(text) is True
 
     def _open_free_text(self, accepted: frozenset[str]) -> str | None:
         """Shift an insertable marker after which free text may stand, and that free text."""
