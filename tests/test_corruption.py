@@ -20,17 +20,19 @@ import re
 from collections.abc import Callable
 from functools import cache
 from itertools import pairwise
+from typing import Any
 
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import codec
+from codec import strategies
 from codec.engine.grammar import compiled
 from codec.registry import FORMATS
 from support.parsing import TOOLS
-from test_parse_properties import QUICK, Completion, completions
-from test_prompt_roundtrip import made_up_id, with_ids_of
+from test_parse_properties import HISTORY, NOW, QUICK, Completion, completions
+from test_prompt_roundtrip import completion_after, expected_reply, made_up_id, with_ids_of
 
 Corruption = Callable[[str, str, st.DrawFn], str | None]  # (format, text, draw) -> corrupted, or None
 
@@ -88,9 +90,12 @@ def call_opener_left_out(fmt: str, text: str, draw: st.DrawFn) -> str | None:
     opening marker, when a fixed word follows the opener (Gemma's ``call:``)."""
     if not _opener_word(fmt):
         return None
-    spans = _spans(fmt, text)
+    spans, prefix = _spans(fmt, text), _call_prefix(fmt) or ""
     ends = {end for _, end, _ in spans}
-    places = [start for start, _, name in spans if name == "CALL_OPEN" and start in ends]
+    # Only before the word itself: ``:call:NAME{`` with no opener is not read as a call.
+    places = [
+        start for start, end, name in spans if name == "CALL_OPEN" and start in ends and text.startswith(prefix, end)
+    ]
     at = _pick(draw, places)
     if at is None:
         return None
@@ -187,6 +192,158 @@ def header_left_out_after_reasoning(fmt: str, text: str, draw: st.DrawFn) -> str
     return text[: at + len(end)] + text[at + len(header) :]
 
 
+def _call_prefix(fmt: str) -> str | None:
+    """The fixed word after a call's opening marker (Gemma's ``call:``), from the grammar."""
+    pattern = compiled(FORMATS[fmt].grammar).patterns.get("CALL_PREFIX")
+    return None if pattern is None else pattern.literal
+
+
+def _bodies(fmt: str, text: str) -> list[tuple[int, int, list[int], list[int]]]:
+    """Each call's arguments object in Gemma's value syntax, after ``<|tool_call>call:NAME``:
+    its start and end, and the places of its top-level key colons and commas (strings between
+    quote markers skipped)."""
+    quote, prefix = _text_of(fmt, "QUOTE"), _call_prefix(fmt)
+    if quote is None or prefix is None:
+        return []
+    found = []
+    for _, end, name in _spans(fmt, text):
+        if name != "CALL_OPEN" or not text.startswith(prefix, end):
+            continue
+        start = text.find("{", end)
+        depth, at, in_string, colons, commas = 0, start, False, [], []
+        while 0 <= start < at + 1 <= len(text):
+            if text.startswith(quote, at):
+                in_string, at = not in_string, at + len(quote)
+                continue
+            char = text[at]
+            if not in_string and char in "{[":
+                depth += 1
+            elif not in_string and char in "}]":
+                depth -= 1
+                if depth == 0:
+                    found.append((start, at + 1, colons, commas))
+                    break
+            elif not in_string and depth == 1 and char in ":,":
+                (colons if char == ":" else commas).append(at)
+            at += 1
+    return found
+
+
+def python_call_syntax(fmt: str, text: str, draw: st.DrawFn) -> str | None:
+    """A Gemma call's arguments in Python's call syntax: ``call:NAME(key=value, …)``."""
+    bodies = [body for body in _bodies(fmt, text) if text[body[0] : body[1]] != "{}" or draw(st.booleans())]
+    if not bodies:
+        return None
+    start, end, colons, commas = draw(st.sampled_from(bodies))
+    edits = {start: "(", end - 1: ")"} | dict.fromkeys(colons, "=") | dict.fromkeys(commas, ", ")
+    return text[:start] + "".join(edits.get(at, text[at]) for at in range(start, end)) + text[end:]
+
+
+def calls_joined_in_one_block(fmt: str, text: str, draw: st.DrawFn) -> str | None:
+    """Two calls in one call block: the next ``call:`` right after the ``}`` (the close of one
+    call and the opener of the next left out)."""
+    close, opener, prefix = _text_of(fmt, "CALL_CLOSE"), _text_of(fmt, "CALL_OPEN"), _call_prefix(fmt)
+    if close is None or opener is None or prefix is None:
+        return None
+    # After a call whose arguments end well: a string left open before its ``}`` with the
+    # next call right after it is a pair this kind does not make (its text reads on as the string).
+    ends = {end for _, end, _, _ in _bodies(fmt, text)}
+    places = [m.start() for m in re.finditer(re.escape(close + opener + prefix), text) if m.start() in ends]
+    at = _pick(draw, places)
+    if at is None:
+        return None
+    return text[:at] + draw(st.sampled_from(["", "\n"])) + text[at + len(close + opener) :]
+
+
+def final_call_close_left_out(fmt: str, text: str, draw: st.DrawFn) -> str | None:
+    """The output ends on a call's arguments, at the end or at a stop marker: its closing
+    marker left out (the model stopped there: parsed with ``finish_reason="stop"``)."""
+    close = _text_of(fmt, "CALL_CLOSE")
+    if close is None or _call_prefix(fmt) is None:
+        return None
+    stops = {_text_of(fmt, name) for name in FORMATS[fmt].stop_terminals}
+    at = next((text.rfind(close + stop) for stop in stops if stop and text.endswith(close + stop)), -1)
+    if text.endswith(close):
+        at = len(text) - len(close)
+    return None if at < 0 else text[:at] + text[at + len(close) :]
+
+
+def stray_colon_after_the_opener(fmt: str, text: str, draw: st.DrawFn) -> str | None:
+    """A stray ``:`` after the call's opening marker: ``<|tool_call>:call:NAME{…}``."""
+    opener, prefix = _text_of(fmt, "CALL_OPEN"), _call_prefix(fmt)
+    if opener is None or prefix is None:
+        return None
+    places = [m.start() + len(opener) for m in re.finditer(re.escape(opener + prefix), text)]
+    at = _pick(draw, places)
+    return None if at is None else text[:at] + ":" + text[at:]
+
+
+def _string_spans(fmt: str, text: str) -> list[tuple[int, int]]:
+    """Each Gemma string: (start of its opening quote, end of its closing quote), where the
+    opening quote stands where a value starts (after another corruption wrote quote tokens
+    inside a string, the pairs no longer line up there)."""
+    spans = [(start, end) for start, end, name in _spans(fmt, text) if name == "QUOTE"]
+    pairs = [(spans[i][0], spans[i + 1][1]) for i in range(0, len(spans) - 1, 2)]
+    return [(start, end) for start, end in pairs if text[:start].rstrip()[-1:] in (":", "[", ",", "=", "(")]
+
+
+def string_close_left_out_before_the_brace(fmt: str, text: str, draw: st.DrawFn) -> str | None:
+    """A call's last string left open right before the call's ``}``: ``{command:<|"|>ls}``."""
+    quote, close = _text_of(fmt, "QUOTE"), _text_of(fmt, "CALL_CLOSE")
+    if quote is None or close is None:
+        return None
+    places = [
+        end - len(quote)
+        for _, end in _string_spans(fmt, text)
+        if text.startswith("}" + close, end) or _ends_at_a_stop(fmt, text, end + 1)
+    ]
+    at = _pick(draw, places)
+    return None if at is None else text[:at] + text[at + len(quote) :]
+
+
+def _ends_at_a_stop(fmt: str, text: str, at: int) -> bool:
+    """Whether ``text`` ends at ``at``, or a stop marker that ends it starts there."""
+    stops = {_text_of(fmt, name) for name in FORMATS[fmt].stop_terminals}
+    return at == len(text) or any(stop and text.endswith(stop) and at == len(text) - len(stop) for stop in stops)
+
+
+def quote_token_for_a_literal_quote(fmt: str, text: str, draw: st.DrawFn) -> str | None:
+    """The ``"`` characters of a Gemma string written as the quote token (Python's ``\"\"\"``
+    as three tokens)."""
+    quote = _text_of(fmt, "QUOTE")
+    if quote is None:
+        return None
+    strings = [
+        (start, end) for start, end in _string_spans(fmt, text) if '"' in text[start + len(quote) : end - len(quote)]
+    ]
+    if not strings:
+        return None
+    start, end = draw(st.sampled_from(strings))
+    inner = text[start + len(quote) : end - len(quote)].replace('"', quote)
+    return text[: start + len(quote)] + inner + text[end - len(quote) :]
+
+
+_BARE_SAFE = re.compile(r"[A-Za-z][\w.-]*(?: [\w.-]+)*")
+"""Text a model may write as a bare value and mean the string: no punctuation of the value
+syntax, and (below) not a word or number of it."""
+
+
+def bare_string_value(fmt: str, text: str, draw: st.DrawFn) -> str | None:
+    """A Gemma string value written bare, with no quotes: ``{city:Paris}``."""
+    quote = _text_of(fmt, "QUOTE")
+    if quote is None:
+        return None
+    strings = []
+    for start, end in _string_spans(fmt, text):
+        inner = text[start + len(quote) : end - len(quote)]
+        if _BARE_SAFE.fullmatch(inner) and inner not in ("true", "false", "null", "inf", "nan"):
+            strings.append((start, end, inner))
+    if not strings:
+        return None
+    start, end, inner = draw(st.sampled_from(strings))
+    return text[:start] + inner + text[end:]
+
+
 CATALOGUE: list[Corruption] = [
     layout_after_a_close,
     duplicated_call_close,
@@ -196,13 +353,54 @@ CATALOGUE: list[Corruption] = [
     value_close_left_out,
     trailing_comma_in_arguments,
     header_left_out_after_reasoning,
+    python_call_syntax,
+    calls_joined_in_one_block,
+    final_call_close_left_out,
+    stray_colon_after_the_opener,
+    string_close_left_out_before_the_brace,
+    quote_token_for_a_literal_quote,
+    bare_string_value,
 ]
+
+_REALISTIC_VALUES = {
+    "city": ["New York, NY", "Paris", "São Paulo", "Tokyo"],
+    "code": ['print("hi")', 'def f():\n    """Doc."""\n    return 1', 'x = ""', "ls -la", 'echo "a b"'],
+    "query": ["weather today", 'the "best" pizza', "python release notes"],
+}
+
+
+@st.composite
+def realistic_messages(draw: st.DrawFn) -> dict[str, Any]:
+    """Assistant messages with the values models write in real calls: commands, places, code
+    with quotes, Python's triple quotes."""
+    message: dict[str, Any] = {"role": "assistant"}
+    if draw(st.booleans()):
+        message["reasoning_content"] = draw(st.sampled_from(["I will check.", "Let me run it."]))
+    calls = []
+    for index in range(draw(st.integers(1, 3))):
+        name, key = draw(st.sampled_from([("get_weather", "city"), ("run_code", "code"), ("search", "query")]))
+        arguments: dict[str, Any] = {key: draw(st.sampled_from(_REALISTIC_VALUES[key]))}
+        if name == "get_weather" and draw(st.booleans()):
+            arguments["units"] = draw(st.sampled_from(["C", "F"]))
+        calls.append({"id": f"call{index:06d}", "type": "function", "function": {"name": name, "arguments": arguments}})
+    message["tool_calls"] = calls
+    return message
+
+
+@st.composite
+def realistic_completions(draw: st.DrawFn, fmt: str) -> Completion:
+    """What the format's template writes for a realistic message (as ``completions`` does)."""
+    c, options, message = codec.load(fmt), draw(strategies.options(fmt)), draw(realistic_messages())
+    text = completion_after(c, HISTORY, message, TOOLS, NOW, options)
+    assume(text is not None)
+    assert text is not None
+    return Completion(text, options, expected_reply(c, [*HISTORY, message], TOOLS, NOW, options))
 
 
 @st.composite
 def corrupted(draw: st.DrawFn, fmt: str) -> tuple[Completion, str, list[str]]:
     """A completion, the text after several corruptions, and their names."""
-    case = draw(completions(fmt))
+    case = draw(completions(fmt) | realistic_completions(fmt))
     text, applied = case.text, []
     for _ in range(draw(st.integers(2, 5))):
         corruption = draw(st.sampled_from(CATALOGUE))
@@ -234,12 +432,12 @@ def test_corrupted_completions_parse_to_the_original_message(fmt: str) -> None:
     def check(data: st.DataObject) -> None:
         case, text, applied = data.draw(corrupted(fmt), label="corrupted")
         c = codec.load(fmt)
-        whole = c.parse(text, tools=TOOLS, id_factory=made_up_id, **case.options)
+        whole = c.parse(text, tools=TOOLS, id_factory=made_up_id, finish_reason="stop", **case.options)
         assert with_ids_of(whole, case.expected, text) == case.expected, f"after {applied}"
         parser = c.stream(tools=TOOLS, id_factory=made_up_id, **case.options)
         for chunk in data.draw(chunkings(fmt, text), label="chunks"):
             parser.feed(chunk)
-        parser.close()
+        parser.close("stop")
         streamed = parser.message
         assert streamed == whole, f"chunking changed the parse after {applied}"
         assert [(d.code, d.offset) for d in streamed.diagnostics] == [(d.code, d.offset) for d in whole.diagnostics]
