@@ -109,6 +109,10 @@ CASES: dict[str, tuple[str, list[tuple[str, dict[str, Any]]]]] = {
         f"<|channel>thought\nCheck.<channel|>call:get_weather(city={Q}Paris{Q}){CLOSE}",
         [("get_weather", {"city": "Paris"})],
     ),
+    "python call syntax, then the next call in the same block": (
+        f"{OPEN}call:get_weather(city={Q}New York, NY{Q})call:bash{{command:{Q}ls{Q}}}{CLOSE}",
+        [("get_weather", {"city": "New York, NY"}), ("bash", {"command": "ls"})],
+    ),
 }
 
 

@@ -339,19 +339,24 @@ class RepairSearch:
         accepted = self._trial.accepts()
         if run is not None and run in accepted:
             return 0, run
-        misses = 0
-        if _CALL_OPEN in accepted and self._implies_call(text.lstrip()):
-            self._trial.shift(_CALL_OPEN, "")  # the opener the text implies (stream: _open_implied_call)
-            misses = 1
-        else:
-            for free in accepted:
-                if free in self._grammar.free_text:
-                    self._trial.shift(free, "")
-                    return 0, free
-            if not any(name in self._grammar.patterns for name in accepted) and text.strip():
-                return 1, self._open_free_text(accepted)  # one repair: a marker inserted to open it
+        misses, first = 0, True
         while text:
-            found = next_token(self._grammar, text, self._trial.accepts(), True)
+            stripped = text.lstrip()
+            if _CALL_OPEN in accepted and stripped and self._implies_call(stripped):
+                self._trial.shift(_CALL_OPEN, "")  # the opener the text implies (stream: _open_implied_call)
+                misses += 1
+            elif free := next((name for name in accepted if name in self._grammar.free_text), None):
+                self._trial.shift(free, "")
+                return misses, free
+            elif stripped and not any(name in self._grammar.patterns for name in accepted):
+                # One repair: a marker inserted to open free text (at the start), or the closer
+                # before a call the rest of the text implies (stream: _next_call_joined).
+                opened = self._open_free_text(accepted, stripped, calls_only=not first)
+                if opened != _CALL_OPEN:
+                    return misses + 1, opened
+                misses += 2
+            first, accepted = False, self._trial.accepts()
+            found = next_token(self._grammar, text, accepted, True)
             if not isinstance(found, tuple):
                 return misses + (1 if text.strip() else 0), None
             token_name, token = found
@@ -362,10 +367,6 @@ class RepairSearch:
                 misses += 1
             self._trial.shift(token_name, token)
             accepted = self._trial.accepts()
-            for free in accepted:
-                if free in self._grammar.free_text and text:
-                    self._trial.shift(free, "")
-                    return misses, free
         return misses, None
 
     def _implies_call(self, text: str) -> bool:
@@ -376,13 +377,20 @@ class RepairSearch:
         self._trial.restore(here)
         return head is not None and head.reads(text) is True
 
-    def _open_free_text(self, accepted: frozenset[str]) -> str | None:
-        """Shift an insertable marker after which free text may stand, and that free text."""
+    def _open_free_text(self, accepted: frozenset[str], text: str, calls_only: bool = False) -> str | None:
+        """Shift an insertable marker after which free text may stand, and that free text — or
+        the call ``text`` implies, where one may open (then ``CALL_OPEN``: its head is to lex).
+        ``calls_only``: only the call; else nothing is shifted (``None``)."""
         trial = self._trial
         here = trial.stack
         for candidate in sorted(accepted & self._insertable):
             trial.restore(here)
             trial.shift(candidate, "")
+            if _CALL_OPEN in trial.accepts() and self._implies_call(text):
+                trial.shift(_CALL_OPEN, "")
+                return _CALL_OPEN
+            if calls_only:
+                continue
             for free in trial.accepts():
                 if free in self._grammar.free_text:
                     trial.shift(free, "")
