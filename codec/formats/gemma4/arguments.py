@@ -82,9 +82,9 @@ class GemmaValues:
         self._key = ""
         self._skipping: int | None = None  # nesting depth of a duplicate member being skipped
         self._skipped_string_open = False
-        self._tail = ""  # the end of the open string's text, held: it may be structure (_TAIL)
+        self.tail = ""  # the end of the open string's text, held: it may be structure (_TAIL)
         self._owed = ""  # closers an ill-closed string's text ended in, for the inserted ones
-        self._quote_text: str | None = None  # the string quote's text, as a QUOTE token gave it
+        self.quote_text: str | None = None  # the string quote's text, as a QUOTE token gave it
         self.dangling_key: str | None = None  # a key whose value has not begun
         self.closed = False  # the outermost object was closed: the arguments are whole
 
@@ -125,22 +125,22 @@ class GemmaValues:
         """Text of the open string value, to ``sink``: the quote token read as text is the ``"``
         it stands in for (Python's ``\"\"\"`` written as three tokens); the end of the text that
         may yet be structure (``_TAIL``) is held until what follows says."""
-        if text == self._quote_text:
+        if text == self.quote_text:
             text = '"'
-        if self._tail:
-            text = self._tail + text
+        if self.tail:
+            text = self.tail + text
         elif text[-1:] not in _TAIL:
             sink(text)
             return
         kept = max(len(text.rstrip(_TAIL)), len(text) - _TAIL_LIMIT)
-        self._tail = text[kept:]
+        self.tail = text[kept:]
         if kept:
             sink(text[:kept])
 
     def _flush(self) -> None:
         """The held end of the string is its text after all."""
-        if self._tail:
-            tail, self._tail = self._tail, ""
+        if self.tail:
+            tail, self.tail = self.tail, ""
             self._emit(self._emitter.string_part(tail))
 
     def _end_ill_closed_string(self) -> None:
@@ -148,7 +148,7 @@ class GemmaValues:
         structure the model wrote (``{command:<|"|>ls}``: the value is ``ls``) as far as they
         close the containers open, innermost first; matched by the closers the repair inserts
         next. Closers before those are the string's text (``{code:<|"|>f(){}}``: ``f(){}``)."""
-        tail, self._tail = self._tail, ""
+        tail, self.tail = self.tail, ""
         closing = self._closing()
         size = next(n for n in range(min(len(tail), len(closing)), -1, -1) if tail.endswith(closing[:n]))
         if size < len(tail):
@@ -223,7 +223,7 @@ class GemmaValues:
             self._emit(self._emitter.end_string())
         else:
             if text:
-                self._quote_text = text
+                self.quote_text = text
             self._emit(self._emitter.begin_string())
 
     def _closing(self) -> str:
@@ -234,16 +234,16 @@ class GemmaValues:
     def whole(self) -> bool:
         """The arguments are whole: the outermost object was closed, or a string left open
         ends in the closers of every container open (``{command:<|"|>ls}``)."""
-        return self.closed or (self.streaming and bool(self._kinds) and self._tail.endswith(self._closing()))
+        return self.closed or (self.streaming and bool(self._kinds) and self.tail.endswith(self._closing()))
 
     @property
     def held(self) -> int:
         """Characters of the open string's text held unwritten."""
-        return len(self._tail)
+        return len(self.tail)
 
     def settle(self) -> None:
         """The call ends: held text is written where it belongs (a string cut off keeps it)."""
-        if self._tail and self._emitter.in_string:
+        if self.tail and self._emitter.in_string:
             self._flush()
         if self._owed:
             owed, self._owed = self._owed, ""
@@ -318,8 +318,16 @@ class GemmaArguments:
     def run_sink(self, terminal: str) -> Callable[[str], None] | None:
         if terminal != "STRING_TEXT" or not self._values.streaming:
             return None
-        sink, write = self._context.string_sink(), self._values.write
-        return lambda text: write(text, sink)
+        sink, values = self._context.string_sink(), self._values
+        write, ends = values.write, _TAIL + (values.quote_text or "")[-1:]
+
+        def plain(text: str) -> None:  # the hot path of streaming: most text is neither held nor a quote
+            if text[-1:] in ends or values.tail:
+                write(text, sink)
+            else:
+                sink(text)
+
+        return plain
 
     def finish(self, truncated: bool) -> None:
         emitter = self._context.emitter
