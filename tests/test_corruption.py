@@ -76,9 +76,14 @@ def layout_after_a_close(fmt: str, text: str, draw: st.DrawFn) -> str | None:
 
 
 def duplicated_call_close(fmt: str, text: str, draw: st.DrawFn) -> str | None:
-    """The close of a call written twice."""
-    close = _text_of(fmt, "CALL_CLOSE")
-    places = [end for _, end, name in _spans(fmt, text) if name == "CALL_CLOSE"]
+    """The close of a call written twice (not before a call whose opener was left out: with
+    Python's call syntax too, that is three mistakes in a row, read as content)."""
+    close, prefix = _text_of(fmt, "CALL_CLOSE"), _call_prefix(fmt)
+    places = [
+        end
+        for _, end, name in _spans(fmt, text)
+        if name == "CALL_CLOSE" and not (prefix and text.startswith(prefix, end))
+    ]
     at = _pick(draw, places)
     if at is None or close is None:
         return None
@@ -93,8 +98,14 @@ def call_opener_left_out(fmt: str, text: str, draw: st.DrawFn) -> str | None:
     spans, prefix = _spans(fmt, text), _call_prefix(fmt) or ""
     ends = {end for _, end, _ in spans}
     # Only before the word itself: ``:call:NAME{`` with no opener is not read as a call.
+    close = _text_of(fmt, "CALL_CLOSE") or ""
     places = [
-        start for start, end, name in spans if name == "CALL_OPEN" and start in ends and text.startswith(prefix, end)
+        start
+        for start, end, name in spans
+        if name == "CALL_OPEN"
+        and start in ends
+        and text.startswith(prefix, end)
+        and not text.endswith(close * 2, 0, start)
     ]
     at = _pick(draw, places)
     if at is None:
@@ -198,22 +209,29 @@ def _call_prefix(fmt: str) -> str | None:
     return None if pattern is None else pattern.literal
 
 
+_NAME = re.compile(r"[^\s{}()<>,\[\]]+")
+_OTHER_STRING = re.compile(r""""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'""")
+
+
 def _bodies(fmt: str, text: str) -> list[tuple[int, int, list[int], list[int]]]:
-    """Each call's arguments object in Gemma's value syntax, after ``<|tool_call>call:NAME``:
+    """Each call's arguments object in Gemma's value syntax, right after ``<|tool_call>call:NAME``:
     its start and end, and the places of its top-level key colons and commas (strings between
-    quote markers skipped)."""
+    quote markers, or in JSON's or Python's quotes, skipped)."""
     quote, prefix = _text_of(fmt, "QUOTE"), _call_prefix(fmt)
     if quote is None or prefix is None:
         return []
     found = []
     for _, end, name in _spans(fmt, text):
-        if name != "CALL_OPEN" or not text.startswith(prefix, end):
+        head = _NAME.match(text, end + len(prefix)) if text.startswith(prefix, end) else None
+        if name != "CALL_OPEN" or head is None or not text.startswith("{", head.end()):
             continue
-        start = text.find("{", end)
-        depth, at, in_string, colons, commas = 0, start, False, [], []
-        while 0 <= start < at + 1 <= len(text):
-            if text.startswith(quote, at):
-                in_string, at = not in_string, at + len(quote)
+        start = at = head.end()
+        depth, in_string, colons, commas = 0, False, [], []
+        while at < len(text):
+            other = None if in_string else _OTHER_STRING.match(text, at)
+            if text.startswith(quote, at) or other is not None:
+                in_string = in_string != (other is None)
+                at = other.end() if other is not None else at + len(quote)
                 continue
             char = text[at]
             if not in_string and char in "{[":
@@ -309,12 +327,15 @@ def _ends_at_a_stop(fmt: str, text: str, at: int) -> bool:
 
 def quote_token_for_a_literal_quote(fmt: str, text: str, draw: st.DrawFn) -> str | None:
     """The ``"`` characters of a Gemma string written as the quote token (Python's ``\"\"\"``
-    as three tokens)."""
+    as three tokens). Not in a string whose text starts with ``"``: two quote tokens at a
+    value's start are an empty string, whatever follows."""
     quote = _text_of(fmt, "QUOTE")
     if quote is None:
         return None
     strings = [
-        (start, end) for start, end in _string_spans(fmt, text) if '"' in text[start + len(quote) : end - len(quote)]
+        (start, end)
+        for start, end in _string_spans(fmt, text)
+        if '"' in text[start + len(quote) : end - len(quote)] and text[start + len(quote)] != '"'
     ]
     if not strings:
         return None
