@@ -7,6 +7,10 @@ The template's ``format_argument`` writes, literally::
 Strings stream as their text arrives; bare scalars are typed from the tool schema (``arguments``)
 for top-level keys, so ``3`` becomes a string for a ``string`` parameter. The grammar has already
 checked the order of the tokens; this class only tracks where in the nesting it is.
+
+Longer than ~300 lines: the reader's token dispatch, the duplicate members it skips and the end
+of a string it holds back (a string left open before its ``}``) share one set of state; split,
+each part would reach into the others'.
 """
 
 from __future__ import annotations
@@ -26,10 +30,10 @@ _SCALARS = frozenset({"NUMBER", "TRUE", "FALSE", "NULL"})
 _QUOTED = frozenset({"BAD_JSON_STRING", "BAD_PY_STRING"})  # a whole string in another syntax's quotes
 _BARE = frozenset({"BAD_BARE_VALUE", "BAD_BARE_ITEM"})  # a string written with no quotes
 _CLOSER_OF = {"RBRACE": "}", "RBRACKET": "]"}
+# What may end a string's text and be structure after all: closers the model wrote after
+# forgetting the string's closing quote (the value of ``{command:`` QUOTE ``ls}`` is ``ls``).
+# White space is not held: a string's text that ends in it is streamed at once.
 _TAIL = "}]"
-"""What may end a string's text and be structure after all: closers the model wrote after
-forgetting the string's closing quote (``{command:<|"|>ls}``). White space is not held: a
-string's text that ends in it is streamed at once, as before."""
 _TAIL_LIMIT = 64  # a tail is held up to this long, so holding it costs constant time per chunk
 
 
