@@ -77,12 +77,13 @@ def layout_after_a_close(fmt: str, text: str, draw: st.DrawFn) -> str | None:
 
 def duplicated_call_close(fmt: str, text: str, draw: st.DrawFn) -> str | None:
     """The close of a call written twice (not before a call whose opener was left out: with
-    Python's call syntax too, that is three mistakes in a row, read as content)."""
+    Python's call syntax too, that is three mistakes in a row, read as content; nor after a
+    string left open: its text may as well hold the marker)."""
     close, prefix = _text_of(fmt, "CALL_CLOSE"), _call_prefix(fmt)
     places = [
         end
-        for _, end, name in _spans(fmt, text)
-        if name == "CALL_CLOSE" and not (prefix and text.startswith(prefix, end))
+        for start, end, name in _spans(fmt, text)
+        if name == "CALL_CLOSE" and not (prefix and text.startswith(prefix, end)) and not _left_open(fmt, text, start)
     ]
     at = _pick(draw, places)
     if at is None or close is None:
@@ -313,10 +314,19 @@ def string_close_left_out_before_the_brace(fmt: str, text: str, draw: st.DrawFn)
     places = [
         end - len(quote)
         for _, end in _string_spans(fmt, text)
-        if text.startswith("}" + close, end) or _ends_at_a_stop(fmt, text, end + 1)
+        if (text.startswith("}" + close, end) and not text.startswith("}" + close * 2, end))
+        or _ends_at_a_stop(fmt, text, end + 1)
     ]
     at = _pick(draw, places)
     return None if at is None else text[:at] + text[at + len(quote) :]
+
+
+def _left_open(fmt: str, text: str, at: int) -> bool:
+    """Whether a Gemma string is open at ``at``: an odd count of quote markers since the call's
+    opening marker."""
+    spans = [(start, name) for start, _, name in _spans(fmt, text) if start < at]
+    opened = max((i for i, (_, name) in enumerate(spans) if name == "CALL_OPEN"), default=-1)
+    return sum(name == "QUOTE" for _, name in spans[opened + 1 :]) % 2 == 1
 
 
 def _ends_at_a_stop(fmt: str, text: str, at: int) -> bool:
