@@ -113,6 +113,10 @@ CASES: dict[str, tuple[str, list[tuple[str, dict[str, Any]]]]] = {
         f"{OPEN}call:get_weather(city={Q}New York, NY{Q})call:bash{{command:{Q}ls{Q}}}{CLOSE}",
         [("get_weather", {"city": "New York, NY"}), ("bash", {"command": "ls"})],
     ),
+    "a string left open before the brace, then two calls with no markers between": (
+        f"{OPEN}call:get_weather{{city:{Q}Oslo}}{CLOSE}call:bash{{}}call:bash{{command:{Q}ls{Q}}}{CLOSE}<|tool_response>",
+        [("get_weather", {"city": "Oslo"}), ("bash", {}), ("bash", {"command": "ls"})],
+    ),
 }
 
 

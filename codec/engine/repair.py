@@ -343,8 +343,9 @@ class RepairSearch:
         while text:
             stripped = text.lstrip()
             if _CALL_OPEN in accepted and stripped and self._implies_call(stripped):
-                self._trial.shift(_CALL_OPEN, "")  # the opener the text implies (stream: _open_implied_call)
-                misses += 1
+                # The opener the text implies: the stream reads it so whatever follows
+                # (_open_implied_call), so it weighs nothing here.
+                self._trial.shift(_CALL_OPEN, "")
             elif free := next((name for name in accepted if name in self._grammar.free_text), None):
                 self._trial.shift(free, "")
                 return misses, free
@@ -352,9 +353,9 @@ class RepairSearch:
                 # One repair: a marker inserted to open free text (at the start), or the closer
                 # before a call the rest of the text implies (stream: _next_call_joined).
                 opened = self._open_free_text(accepted, stripped, calls_only=not first)
+                misses += 1
                 if opened != _CALL_OPEN:
-                    return misses + 1, opened
-                misses += 2
+                    return misses, opened
             first, accepted = False, self._trial.accepts()
             found = next_token(self._grammar, text, accepted, True)
             if not isinstance(found, tuple):
