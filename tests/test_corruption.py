@@ -77,14 +77,14 @@ def layout_after_a_close(fmt: str, text: str, draw: st.DrawFn) -> str | None:
 
 def duplicated_call_close(fmt: str, text: str, draw: st.DrawFn) -> str | None:
     """The close of a call written twice (not before a call whose opener was left out: with
-    Python's call syntax too, that is three mistakes in a row, read as content; nor after a
-    string left open: its text may as well hold the marker)."""
+    Python's call syntax too, that is three mistakes in a row, read as content; nor where a
+    string was left open: with the closes in the repair's lookahead of three markers, its text
+    may as well hold them)."""
     close, prefix = _text_of(fmt, "CALL_CLOSE"), _call_prefix(fmt)
-    places = [
-        end
-        for start, end, name in _spans(fmt, text)
-        if name == "CALL_CLOSE" and not (prefix and text.startswith(prefix, end)) and not _left_open(fmt, text, start)
-    ]
+    spans = _spans(fmt, text)
+    if any(name == "CALL_CLOSE" and _left_open(fmt, text, start) for start, _, name in spans):
+        return None
+    places = [end for _, end, name in spans if name == "CALL_CLOSE" and not (prefix and text.startswith(prefix, end))]
     at = _pick(draw, places)
     if at is None or close is None:
         return None
@@ -309,7 +309,7 @@ def _string_spans(fmt: str, text: str) -> list[tuple[int, int]]:
 def string_close_left_out_before_the_brace(fmt: str, text: str, draw: st.DrawFn) -> str | None:
     """A call's last string left open right before the call's ``}``: ``{command:<|"|>ls}``."""
     quote, close = _text_of(fmt, "QUOTE"), _text_of(fmt, "CALL_CLOSE")
-    if quote is None or close is None:
+    if quote is None or close is None or close * 2 in text:  # see duplicated_call_close
         return None
     places = [
         end - len(quote)
