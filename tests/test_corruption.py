@@ -127,8 +127,7 @@ def json_quotes_for_a_string(fmt: str, text: str, draw: st.DrawFn) -> str | None
     quote = _text_of(fmt, "QUOTE")
     if quote is None:
         return None
-    spans = [(start, end) for start, end, name in _spans(fmt, text) if name == "QUOTE"]
-    pairs = [(spans[i][0], spans[i + 1][1]) for i in range(0, len(spans) - 1, 2)]
+    pairs = _string_spans(fmt, text)
     if not pairs:
         return None
     start, end = draw(st.sampled_from(pairs))
@@ -298,12 +297,24 @@ def stray_colon_after_the_opener(fmt: str, text: str, draw: st.DrawFn) -> str | 
 
 
 def _string_spans(fmt: str, text: str) -> list[tuple[int, int]]:
-    """Each Gemma string: (start of its opening quote, end of its closing quote), where the
-    opening quote stands where a value starts (after another corruption wrote quote tokens
-    inside a string, the pairs no longer line up there)."""
-    spans = [(start, end) for start, end, name in _spans(fmt, text) if name == "QUOTE"]
-    pairs = [(spans[i][0], spans[i + 1][1]) for i in range(0, len(spans) - 1, 2)]
-    return [(start, end) for start, end in pairs if text[:start].rstrip()[-1:] in (":", "[", ",", "=", "(")]
+    """Each Gemma string as the structure delimits it: (start of its opening quote, end of its
+    closing quote). An opening quote stands where a value starts, a closing one where the value
+    ends; a string with a quote token inside (another corruption wrote one) is left out."""
+    found, opened, inner = [], None, False
+    for start, end, name in _spans(fmt, text):
+        if name != "QUOTE":
+            opened = None
+        elif opened is None:
+            opened, inner = (start if text[:start].rstrip()[-1:] in (":", "[", ",", "=", "(") else None), False
+        elif text[end:].lstrip()[:1] in ("", ",", "}", "]", ")") or (
+            text[end:].startswith("<") and not text.startswith(_text_of(fmt, "QUOTE") or "", end)
+        ):
+            if not inner:
+                found.append((opened, end))
+            opened = None
+        else:
+            inner = True
+    return found
 
 
 def string_close_left_out_before_the_brace(fmt: str, text: str, draw: st.DrawFn) -> str | None:
