@@ -326,7 +326,7 @@ def string_close_left_out_before_the_brace(fmt: str, text: str, draw: st.DrawFn)
         end - len(quote)
         for _, end in _string_spans(fmt, text)
         if (text.startswith("}" + close, end) and not text.startswith("}" + close * 2, end))
-        or _ends_at_a_stop(fmt, text, end + 1)
+        or (text.startswith("}", end) and _ends_at_a_stop(fmt, text, end + 1))
     ]
     at = _pick(draw, places)
     return None if at is None else text[:at] + text[at + len(quote) :]
