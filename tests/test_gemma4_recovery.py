@@ -117,6 +117,10 @@ CASES: dict[str, tuple[str, list[tuple[str, dict[str, Any]]]]] = {
         f"{OPEN}call:get_weather{{city:{Q}Oslo}}{CLOSE}call:bash{{}}call:bash{{command:{Q}ls{Q}}}{CLOSE}<|tool_response>",
         [("get_weather", {"city": "Oslo"}), ("bash", {}), ("bash", {"command": "ls"})],
     ),
+    "a string left open before the brace, the next call in python call syntax": (
+        f"{OPEN}call:get_weather{{city:{Q}Oslo}}{CLOSE}{OPEN}call:get_weather(city=Bergen, days=2){CLOSE}",
+        [("get_weather", {"city": "Oslo"}), ("get_weather", {"city": "Bergen", "days": 2})],
+    ),
 }
 
 

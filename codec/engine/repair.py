@@ -335,11 +335,13 @@ class RepairSearch:
         return misses
 
     def _text(self, text: str, run: str | None) -> tuple[int, str | None]:
-        """Misses of ``text`` in the trial parser; the free-text run it leaves open."""
+        """Misses of ``text`` in the trial parser; the free-text run it leaves open. Malformed
+        variants in it count once, as a piece that does not fit (not once per token: Python's
+        call syntax is three of them, in every reading of what comes before)."""
         accepted = self._trial.accepts()
         if run is not None and run in accepted:
             return 0, run
-        misses, first = 0, True
+        misses, first, malformed = 0, True, False
         while text:
             stripped = text.lstrip()
             if _CALL_OPEN in accepted and stripped and self._implies_call(stripped):
@@ -364,8 +366,8 @@ class RepairSearch:
             text = text[len(token) :]
             if token_name == IGNORED:
                 continue
-            if token_name.startswith("BAD_"):
-                misses += 1
+            if token_name.startswith("BAD_") and not malformed:
+                malformed, misses = True, misses + 1
             self._trial.shift(token_name, token)
             accepted = self._trial.accepts()
         return misses, None
