@@ -275,9 +275,10 @@ def calls_joined_in_one_block(fmt: str, text: str, draw: st.DrawFn) -> str | Non
 
 def final_call_close_left_out(fmt: str, text: str, draw: st.DrawFn) -> str | None:
     """The output ends on a call's arguments, at the end or at a stop marker: its closing
-    marker left out (the model stopped there: parsed with ``finish_reason="stop"``)."""
+    marker left out (the model stopped there: parsed with ``finish_reason="stop"``). Not
+    after a string left open in an earlier call (see ``string_close_left_out_before_the_brace``)."""
     close = _text_of(fmt, "CALL_CLOSE")
-    if close is None or _call_prefix(fmt) is None:
+    if close is None or _call_prefix(fmt) is None or _some_string_left_open(fmt, text):
         return None
     stops = {_text_of(fmt, name) for name in FORMATS[fmt].stop_terminals}
     at = next((text.rfind(close + stop) for stop in stops if stop and text.endswith(close + stop)), -1)
@@ -318,18 +319,27 @@ def _string_spans(fmt: str, text: str) -> list[tuple[int, int]]:
 
 
 def string_close_left_out_before_the_brace(fmt: str, text: str, draw: st.DrawFn) -> str | None:
-    """A call's last string left open right before the call's ``}``: ``{command:<|"|>ls}``."""
+    """A call's last string left open right before the call's ``}``: ``{command:<|"|>ls}``.
+    Where the last call's close was left out too, only in that call: a string left open in one
+    call, the close of a later one left out and a malformed value between are more than the
+    repair's lookahead of three markers tells apart from a string that runs on."""
     quote, close = _text_of(fmt, "QUOTE"), _text_of(fmt, "CALL_CLOSE")
     if quote is None or close is None or close * 2 in text:  # see duplicated_call_close
         return None
+    closed = final_call_close_left_out(fmt, text, draw) is not None  # the last close is there
     places = [
         end - len(quote)
         for _, end in _string_spans(fmt, text)
-        if (text.startswith("}" + close, end) and not text.startswith("}" + close * 2, end))
+        if (closed and text.startswith("}" + close, end) and not text.startswith("}" + close * 2, end))
         or (text.startswith("}", end) and _ends_at_a_stop(fmt, text, end + 1))
     ]
     at = _pick(draw, places)
     return None if at is None else text[:at] + text[at + len(quote) :]
+
+
+def _some_string_left_open(fmt: str, text: str) -> bool:
+    """Whether a call's close follows a Gemma string left open."""
+    return any(name == "CALL_CLOSE" and _left_open(fmt, text, start) for start, _, name in _spans(fmt, text))
 
 
 def _left_open(fmt: str, text: str, at: int) -> bool:
