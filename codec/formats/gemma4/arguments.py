@@ -263,7 +263,13 @@ class GemmaValues:
         if self._quoted_key is not None:
             self._quoted_key.append(text)
         elif self._emitter.in_string:
-            self.write(text, lambda part: self._emit(self._emitter.string_part(part)))
+            if self.tail or text[-1:] in _TAIL or text == self.quote_text:
+                self.write(text, self._write_part)
+            else:  # most text: neither held nor a quote (``write``'s first test, written out)
+                self._emit(self._emitter.string_part(text))
+
+    def _write_part(self, part: str) -> None:
+        self._emit(self._emitter.string_part(part))
 
     def _skip(self, terminal: str) -> None:
         """Take a duplicate member's value out of the arguments: it cannot be both in the dict
