@@ -171,8 +171,9 @@ def test_a_string_value_streams_piece_by_piece() -> None:
 
 def test_a_string_missing_its_opener_is_its_text_but_a_json_quote_is_syntax() -> None:
     """``{a:}``: the ``}`` opens a string (BAD_UNOPENED) and is its text; ``"`` or ``'`` opens
-    one and is not."""
-    for body, value in [("{a:}", "}"), ('{a:"x}', "x}"), ("{a:'x}", "x}")]:
+    one and is not. A string left open before the call's close ends at the ``}`` the model wrote
+    (issue 22: ``{command:<|"|>ls}`` is ``ls``)."""
+    for body, value in [("{a:}", "}"), ('{a:"x}', "x"), ("{a:'x}", "x")]:
         message = feed([body, CALL_CLOSE])[1]
         assert [call.arguments for call in message.tool_calls] == [{"a": value}], body
 

@@ -193,17 +193,18 @@ def test_the_512_characters_are_counted_across_the_texts_of_the_window() -> None
 def test_a_closer_is_judged_alike_whole_and_one_character_at_a_time() -> None:
     """Gemma: ``<|"|>`` followed by ``12,b:``: the lookahead joins the text that arrived in many
     pieces before judging it (``12`` is one number, not ``1`` then a refused ``2``), so a
-    character-by-character stream reads the closer as value text, as the whole parse does."""
+    character-by-character stream reads the closer as value text (the ``"`` it stands in for,
+    issue 22), as the whole parse does."""
     text = '<|tool_call>call:f{a:<|"|>x<|"|>12,b:<|"|>z<|"|>}<tool_call|>'
     parser = GEMMA.stream()
     for char in text:
         parser.feed(char)
     parser.close()
     streamed = parser.message
-    assert [(call.name, call.arguments) for call in streamed.tool_calls] == [("f", {"a": 'x<|"|>12,b:<|"|>z'})]
+    assert [(call.name, call.arguments) for call in streamed.tool_calls] == [("f", {"a": 'x"12,b:"z'})]
     assert codes(streamed) == ["marker_as_text", "marker_as_text"]
     whole = GEMMA.parse(text)
-    assert [(call.name, call.arguments) for call in whole.tool_calls] == [("f", {"a": 'x<|"|>12,b:<|"|>z'})]
+    assert [(call.name, call.arguments) for call in whole.tool_calls] == [("f", {"a": 'x"12,b:"z'})]
 
 
 def test_a_closer_followed_by_text_that_fits_is_read_as_the_grammar_reads_it() -> None:
@@ -218,9 +219,9 @@ def test_a_closer_followed_by_text_that_fits_is_read_as_the_grammar_reads_it() -
 def test_a_malformed_token_after_a_closer_does_not_count_as_fitting() -> None:
     """Gemma: ``x<|"|>)y<|"|>)``: the ``)`` after the first closer is only the malformed
     parenthesis (``BAD_PAREN_CLOSE``), so the lookahead decides: the first closer is text of the
-    value, and the second one closes it."""
+    value (the ``"`` it stands in for), and the second one closes it."""
     reply = GEMMA.parse('<|tool_call>call:f(a:<|"|>x<|"|>)y<|"|>)<tool_call|>')
-    assert [(call.name, call.arguments) for call in reply.tool_calls] == [("f", {"a": 'x<|"|>)y'})]
+    assert [(call.name, call.arguments) for call in reply.tool_calls] == [("f", {"a": 'x")y'})]
     assert [(d.code, d.offset) for d in reply.diagnostics] == [
         ("malformed", 18),
         ("marker_as_text", 27),

@@ -125,14 +125,15 @@ def test_inserted_pattern_terminals_are_shown_by_their_text() -> None:
 
 def test_a_value_that_starts_like_a_marker_gets_its_string_opener() -> None:
     """Gemma: ``<`` cannot start a bare value; of the openers the grammar allows there, the
-    marker ``<|"|>`` (not a malformed variant's terminal) is inserted, and the value is a string."""
+    marker ``<|"|>`` (not a malformed variant's terminal) is inserted, and the value is a string;
+    left open, it ends before the ``}`` that closes the call's arguments (issue 22)."""
     text = GEMMA_CALL + "<b>}<tool_call|>"
     reply = codec.load("gemma4").parse(text, tools=TOOLS)
     assert diagnostics(reply) == [
         ("missing_marker", text.index("<b>"), "inserted <|\"|> ('<')"),
         ("missing_marker", text.index("<tool_call|>"), "inserted <|\"|>} before <tool_call|> ('<tool_call|>')"),
     ]
-    assert [call.arguments for call in reply.tool_calls] == [{"city": "<b>}"}]
+    assert [call.arguments for call in reply.tool_calls] == [{"city": "<b>"}]
 
 
 def test_a_call_written_without_its_opener_is_opened_after_its_layout() -> None:
@@ -345,7 +346,8 @@ def test_a_written_key_opener_never_splits_the_tool_name() -> None:
 )
 def test_a_string_closer_followed_by_text_it_cannot_take_is_text_of_the_value(value: str) -> None:
     """Gemma: ``<|"|>`` inside a string, followed (past any white space) by a word that cannot
-    follow a value, is text of the value, however the completion is chunked."""
+    follow a value, is text of the value (the ``"`` it stands in for, issue 22), however the
+    completion is chunked."""
     text = f'<|tool_call>call:run_code{{code:<|"|>{value}<|"|>}}<tool_call|>'
     inner = [i for i in range(len(text)) if text.startswith('<|"|>', i)][1:3]
     whole = codec.load("gemma4").parse(text, tools=TOOLS)
@@ -354,7 +356,7 @@ def test_a_string_closer_followed_by_text_it_cannot_take_is_text_of_the_value(va
         parser.feed(character)
     parser.close()
     for reply in (whole, parser.message):
-        assert [call.arguments for call in reply.tool_calls] == [{"code": value}]
+        assert [call.arguments for call in reply.tool_calls] == [{"code": value.replace('<|"|>', '"')}]
         assert diagnostics(reply) == [("marker_as_text", at, "read as text of the value ('<|\"|>')") for at in inner]
 
 

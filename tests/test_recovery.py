@@ -78,7 +78,7 @@ def test_gemma_final_string_left_unclosed_is_a_cut_off_call_keeping_its_text() -
 
 def test_gemma_quote_token_used_for_inner_quotes() -> None:
     reply = parse("gemma4", '<|tool_call>call:f{a:<|"|>say <|"|>hi<|"|> now<|"|>,b:2}<tool_call|>')
-    assert calls(reply) == [("f", {"a": 'say <|"|>hi<|"|> now', "b": 2})]
+    assert calls(reply) == [("f", {"a": 'say "hi" now', "b": 2})]  # the quote token stands in for "
     assert codes(reply) == ["marker_as_text", "marker_as_text"]
 
 

@@ -183,18 +183,20 @@ class RepairSearch:
         ]
         return edits[min(scored)[2]]
 
-    def call_head(self, stack: Stack, opener: str) -> CallHead | None:
-        """The head a call opened by ``opener`` in the state ``stack`` must start with, when it
-        starts with a fixed word (remembered: the same for every state that accepts ``opener``)."""
+    def call_head(self, stack: Stack, opener: str, before: tuple[str, ...] = ()) -> CallHead | None:
+        """The head a call opened by ``opener`` in the state ``stack`` (after the terminals
+        ``before``) must start with, when it starts with a fixed word (remembered: the same for
+        every state that accepts ``opener``)."""
         key = (self._grammar.name, opener)
         if key not in _HEADS:
-            _HEADS[key] = self._find_head(stack, opener)
+            _HEADS[key] = self._find_head(stack, (*before, opener))
         return _HEADS[key]
 
-    def _find_head(self, stack: Stack, opener: str) -> CallHead | None:
+    def _find_head(self, stack: Stack, shifted: tuple[str, ...]) -> CallHead | None:
         trial, patterns = self._trial, self._grammar.patterns
         trial.restore(stack)
-        trial.shift(opener, "")
+        for name in shifted:
+            trial.shift(name, "")
 
         def clean(literal: bool) -> list[str]:
             return sorted(
@@ -211,7 +213,10 @@ class RepairSearch:
         if len(names) != 1:
             return None
         trial.shift(names[0], "x")
-        opens = tuple(patterns[name].literal or "" for name in clean(True))
+        # What opens the arguments, malformed openers too (Gemma's ``call:NAME(``): the text
+        # names a call as much as with the well-formed one.
+        accepted = [patterns[name] for name in trial.accepts() if name in patterns]
+        opens = tuple(sorted(pattern.literal for pattern in accepted if pattern.literal))
         if not opens:
             return None
         return CallHead(patterns[leads[0]].literal or "", patterns[names[0]].regex, opens)
@@ -259,12 +264,15 @@ class RepairSearch:
                 _AFTER[key] = accepted
         return accepted
 
-    def ends_value(self, stack: Stack, name: str, run: str, window: list[Piece], ends: bool) -> bool:
-        """Whether the accepted marker ``name``, followed by text it cannot take, ends the value
-        run ``run`` (else it is text of the value); ties go to the grammar's reading."""
+    def ends_value(
+        self, stack: Stack, name: str, run: str, window: list[Piece], ends: bool, ties_end: bool = True
+    ) -> bool:
+        """Whether the accepted marker ``name``, followed by what it cannot take, ends the value
+        run ``run`` (else it is text of the value); ties go to the grammar's reading unless
+        ``ties_end`` is false (a marker follows at once: tokens in a row are the value's text)."""
         closing = self._score(stack, Edit("accept", cost=0), name, run, window, ends)
         literal = self._score(stack, Edit("literal"), name, run, window, ends)
-        return closing <= literal
+        return closing <= literal if ties_end else closing < literal
 
     def insertion(self, stack: Stack, name: str) -> tuple[str, ...] | None:
         """The shortest insertion after which ``name`` is accepted (first in sorted order)."""
@@ -276,17 +284,18 @@ class RepairSearch:
         trial, insertable = self._trial, self._insertable
         trial.restore(stack)
         firsts = sorted(candidate for candidate in trial.accepts() if candidate in insertable)
-        found: list[tuple[str, ...]] = [(first,) for first in firsts if name in self._accepts_after(stack, (first,))]
+        found: list[tuple[str, ...]] = [(first,) for first in firsts if name in self.accepts_after(stack, (first,))]
         if found:
             return found
         for first in firsts:
             trial.restore(stack)
             trial.shift(first, "")
             seconds = sorted(candidate for candidate in trial.accepts() if candidate in insertable)
-            found += [(first, second) for second in seconds if name in self._accepts_after(stack, (first, second))]
+            found += [(first, second) for second in seconds if name in self.accepts_after(stack, (first, second))]
         return found
 
-    def _accepts_after(self, stack: Stack, names: tuple[str, ...]) -> frozenset[str]:
+    def accepts_after(self, stack: Stack, names: tuple[str, ...]) -> frozenset[str]:
+        """What the parser in the state ``stack`` accepts after the terminals ``names``."""
         trial = self._trial
         trial.restore(stack)
         for name in names:
@@ -326,42 +335,65 @@ class RepairSearch:
         return misses
 
     def _text(self, text: str, run: str | None) -> tuple[int, str | None]:
-        """Misses of ``text`` in the trial parser; the free-text run it leaves open."""
+        """Misses of ``text`` in the trial parser; the free-text run it leaves open. Malformed
+        variants in it count once, as a piece that does not fit (not once per token: Python's
+        call syntax is three of them, in every reading of what comes before)."""
         accepted = self._trial.accepts()
         if run is not None and run in accepted:
             return 0, run
-        for free in accepted:
-            if free in self._grammar.free_text:
-                self._trial.shift(free, "")
-                return 0, free
-        if not any(name in self._grammar.patterns for name in accepted) and text.strip():
-            return 1, self._open_free_text(accepted)  # one repair: a marker inserted to open it
-        misses = 0
+        misses, first, malformed = 0, True, False
         while text:
-            found = next_token(self._grammar, text, self._trial.accepts(), True)
+            stripped = text.lstrip()
+            if _CALL_OPEN in accepted and stripped and self._implies_call(stripped):
+                # The opener the text implies: the stream reads it so whatever follows
+                # (_open_implied_call), so it weighs nothing here.
+                self._trial.shift(_CALL_OPEN, "")
+            elif free := next((name for name in accepted if name in self._grammar.free_text), None):
+                self._trial.shift(free, "")
+                return misses, free
+            elif stripped and not any(name in self._grammar.patterns for name in accepted):
+                # One repair: a marker inserted to open free text (at the start), or the closer
+                # before a call the rest of the text implies (stream: _next_call_joined).
+                opened = self._open_free_text(accepted, stripped, calls_only=not first)
+                misses += 1
+                if opened != _CALL_OPEN:
+                    return misses, opened
+            first, accepted = False, self._trial.accepts()
+            found = next_token(self._grammar, text, accepted, True)
             if not isinstance(found, tuple):
                 return misses + (1 if text.strip() else 0), None
             token_name, token = found
             text = text[len(token) :]
             if token_name == IGNORED:
                 continue
-            if token_name.startswith("BAD_"):
-                misses += 1
+            if token_name.startswith("BAD_") and not malformed:
+                malformed, misses = True, misses + 1
             self._trial.shift(token_name, token)
             accepted = self._trial.accepts()
-            for free in accepted:
-                if free in self._grammar.free_text and text:
-                    self._trial.shift(free, "")
-                    return misses, free
         return misses, None
 
-    def _open_free_text(self, accepted: frozenset[str]) -> str | None:
-        """Shift an insertable marker after which free text may stand, and that free text."""
+    def _implies_call(self, text: str) -> bool:
+        """Whether ``text``, where a call may open, starts with a call's head (Gemma's
+        ``call:NAME{``): the stream reads it as a call whose opener was left out."""
+        here = self._trial.stack
+        head = self.call_head(here, _CALL_OPEN)
+        self._trial.restore(here)
+        return head is not None and head.reads(text) is True
+
+    def _open_free_text(self, accepted: frozenset[str], text: str, calls_only: bool = False) -> str | None:
+        """Shift an insertable marker after which free text may stand, and that free text — or
+        the call ``text`` implies, where one may open (then ``CALL_OPEN``: its head is to lex).
+        ``calls_only``: only the call; else nothing is shifted (``None``)."""
         trial = self._trial
         here = trial.stack
         for candidate in sorted(accepted & self._insertable):
             trial.restore(here)
             trial.shift(candidate, "")
+            if _CALL_OPEN in trial.accepts() and self._implies_call(text):
+                trial.shift(_CALL_OPEN, "")
+                return _CALL_OPEN
+            if calls_only:
+                continue
             for free in trial.accepts():
                 if free in self._grammar.free_text:
                     trial.shift(free, "")

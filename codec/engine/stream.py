@@ -141,6 +141,7 @@ class StreamParser:
         self._closing = False  # close() is draining the queue: no more text will come
         self._model_stopped = False  # the engine said the model ended the output (close())
         self._last = ""  # the last terminal fed to the parser
+        self._run_opener = ""  # the terminal fed before the run of free text in progress
         self._search: RepairSearch | None = None
         self._head: object = _UNKNOWN  # how an implied call's head reads (_call_head)
         self._position = Position()
@@ -308,7 +309,7 @@ class StreamParser:
                         self._strict
                         or self._run is None
                         or self._run in _PROSE
-                        or (len(queue) > 1 and queue[1][0] is not None)
+                        or (len(queue) > 1 and queue[1][0] is not None and not self._quote_repeated(name))
                         or self._repair_search().free_after(self._lalr.stack, name)
                         or ((follows := self._what_follows()) is not None and self._follows_fit(name, follows))
                     )
@@ -403,12 +404,16 @@ class StreamParser:
             return None
         if self._follows_fit(name, follows):
             return False
+        # The value's quote twice in a row (Python's """ as three quote tokens): of two
+        # readings that fit as well, the first is text of the value.
+        repeated = not follows
         if not window_ready(islice(self._queue, 1, None), self._closing):
             return None
         self._queue.popleft()
         window, beyond = lookahead(self._queue)
         ends = self._closing and not beyond
-        if self._repair_search().ends_value(self._lalr.stack, name, self._run or "", window, ends):
+        search = self._repair_search()
+        if search.ends_value(self._lalr.stack, name, self._run or "", window, ends, ties_end=not repeated):
             self._marker(name, text)
         else:  # a value quoting the marker reads on as text
             self._deviation("marker_as_text", text, self._accepts(), "read as text of the value")
@@ -417,8 +422,18 @@ class StreamParser:
 
     def _follows_fit(self, name: str, follows: str) -> bool:
         """Whether what follows the accepted marker ``name`` (its first character, ``""`` for
-        a marker or the end) may stand after it: then the marker is read as the grammar does."""
-        return not follows or self._repair_search().fits_after(self._lalr.stack, name, follows)
+        a marker or the end) may stand after it: then the marker is read as the grammar does. A
+        closer repeated at once, when it opened the value too, is a question (``_quote_repeated``)."""
+        if follows:
+            return self._repair_search().fits_after(self._lalr.stack, name, follows)
+        return not self._quote_repeated(name)
+
+    def _quote_repeated(self, name: str) -> bool:
+        """Whether the marker ``name`` at the head of the queue, which opened the value run in
+        progress and would close it, comes twice in a row where the grammar refuses the second
+        (Gemma's ``<|"|><|"|>``: Python's ``\"\"\"`` as quote tokens)."""
+        queue = self._queue
+        return len(queue) > 1 and queue[1][0] == name == self._run_opener and name not in self._lalr.accepts_after(name)
 
     def _implied_call(self) -> CallHead | None:
         """Where content would start and a call may open: how a call's head reads after its
@@ -431,11 +446,12 @@ class StreamParser:
             return None
         return self._call_head()
 
-    def _call_head(self) -> CallHead | None:
+    def _call_head(self, before: tuple[str, ...] = ()) -> CallHead | None:
         """How the head of a call reads when it starts with a fixed word, else ``None`` (one
-        answer per grammar; asked where the parser accepts a call's opening marker)."""
+        answer per grammar; asked where the parser accepts a call's opening marker after the
+        terminals ``before``)."""
         if self._head is _UNKNOWN:
-            self._head = self._repair_search().call_head(self._lalr.stack, _CALL_OPEN)
+            self._head = self._repair_search().call_head(self._lalr.stack, _CALL_OPEN, before)
         return cast("CallHead | None", self._head)
 
     def _open_implied_call(self, text: str, body: str) -> None:
@@ -516,6 +532,11 @@ class StreamParser:
             if found == WAIT:
                 return
             if not isinstance(found, tuple):
+                joined = self._next_call_joined(final)
+                if joined is None:
+                    return
+                if joined:
+                    continue
                 # One character at a time, so what becomes stray text does not depend on how
                 # much text had arrived when the decision was made (chunking invariance).
                 head, self._pending = self._pending[0], self._pending[1:]
@@ -533,6 +554,24 @@ class StreamParser:
             if name.startswith("BAD_"):
                 self._deviation("malformed", token, accepted, f"{name} repaired")
             self._feed(name, token)
+
+    def _next_call_joined(self, final: bool) -> bool | None:
+        """Pending text a finished call's arguments cannot take, that opens the next call as a
+        call's head would (Gemma's ``}call:NAME{`` with ``<tool_call|><|tool_call>`` left out
+        between): the closer is inserted, then the opener the text implies. ``None``: the text
+        may still turn out to be such a head (wait); ``False``: it is not."""
+        if self._straying or not self._finishable(_CALL_OPEN) or CONTENT not in self._lalr.accepts_after(_CALL_CLOSE):
+            return False
+        head = self._call_head((_CALL_CLOSE,))
+        reads = head.reads(self._pending) if head is not None else False
+        if reads is None and not final:
+            return None
+        if not reads:
+            return False
+        text, self._pending = self._pending, ""
+        self._finish_call(text[:20], self._accepts())
+        self._open_implied_call(text, text)
+        return True
 
     def _optional_pattern(self, here: _Facts, final: bool) -> tuple[str, str] | str | None:
         if not here.patterns:
@@ -600,17 +639,27 @@ class StreamParser:
         return self._builder.in_call and (closes or name in self._call_enders)
 
     def _finishable(self, following: str) -> bool:
-        """Whether the open call may be finished by its closing marker alone, ``following``
-        (a terminal, or ``$END``) then fitting: its arguments are whole, only the closer is
-        missing (models end on Gemma's ``}`` and leave ``<tool_call|>`` out)."""
-        if not self._builder.arguments_complete or _CALL_CLOSE not in self._accepts():
+        """Whether the open call may be finished by its closing marker, ``following`` (a
+        terminal, or ``$END``) then fitting: its arguments are whole, only the closer is
+        missing (models end on Gemma's ``}`` and leave ``<tool_call|>`` out) — and, when the
+        reader says the text it holds closes them (a string left open before its ``}``), the
+        shortest insertion that lets the closer in."""
+        if not self._builder.arguments_complete:
             return False
-        return following in self._lalr.accepts_after(_CALL_CLOSE)
+        if _CALL_CLOSE in self._accepts():
+            return following in self._lalr.accepts_after(_CALL_CLOSE)
+        before = self._repair_search().insertion(self._lalr.stack, _CALL_CLOSE)
+        return before is not None and following in self._repair_search().accepts_after(
+            self._lalr.stack, (*before, _CALL_CLOSE)
+        )
 
     def _finish_call(self, found: str, accepted: frozenset[str]) -> None:
-        closer = self._grammar.display(_CALL_CLOSE)
+        before = () if _CALL_CLOSE in accepted else self._repair_search().insertion(self._lalr.stack, _CALL_CLOSE) or ()
+        closer = self._show((*before, _CALL_CLOSE))
         detail = f"inserted {closer} before {found}" if found else f"inserted {closer}: the output ended before it"
         self._deviation("missing_marker", found, accepted, detail + " (the arguments were whole)")
+        for terminal in before:
+            self._feed(terminal, "", inserted=True)
         self._feed(_CALL_CLOSE, "", inserted=True)
 
     def _cut_call(self, name: str, text: str, accepted: frozenset[str]) -> None:
@@ -741,10 +790,12 @@ class StreamParser:
             self._before_call = self._lalr.stack
             self._call_start = self._position.offset
         self._lalr.shift(name, text)
-        self._last = name
         run = self._run = name if name in self._free_terminals else None
         if run is None:
             self._undo_insertion = None
+        else:
+            self._run_opener = self._last
+        self._last = name
         self._straying = False
         builder = self._builder
         self._budget = -1  # worked out when the run goes on (``_continue``)

@@ -30,6 +30,7 @@ class Case:
     tools: list[dict[str, Any]] | None
     history: list[dict[str, Any]] | None
     policy: str | None  # where the sources disagree, the documented policy the case is judged by
+    finish_reason: str | None = None  # the engine's, when the source says how the output ended
 
     @property
     def name(self) -> str:
@@ -55,6 +56,7 @@ def load_cases() -> list[Case]:
             "tools",
             "history",
             "policy",
+            "finish_reason",
         }
         if unknown:
             raise ValueError(f"{path}: unknown keys {sorted(unknown)}")
@@ -72,6 +74,7 @@ def load_cases() -> list[Case]:
                 tools=raw.get("tools"),
                 history=raw.get("history"),
                 policy=raw.get("policy"),
+                finish_reason=raw.get("finish_reason"),
             )
         )
     return cases
@@ -116,7 +119,7 @@ def _stream(case: Case, chunks: list[str]) -> codec.AssistantMessage:
     parser = codec.load(case.format).stream(tools=case.tools, history=case.history, **case.options)
     for chunk in chunks:
         parser.feed(chunk)
-    parser.close()
+    parser.close(case.finish_reason)
     return parser.message
 
 
@@ -176,7 +179,9 @@ POLICIES: dict[str, Any] = {
 def judge(case: Case) -> list[str]:
     """What is wrong with the parse of ``case``, whole and under every chunking; empty when it passes."""
     want = expected_of(case)
-    whole = codec.load(case.format).parse(case.completion, tools=case.tools, history=case.history, **case.options)
+    whole = codec.load(case.format).parse(
+        case.completion, tools=case.tools, history=case.history, finish_reason=case.finish_reason, **case.options
+    )
     problems = []
     got = observed(whole)
     if case.policy is not None:

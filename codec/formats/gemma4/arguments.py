@@ -7,6 +7,10 @@ The template's ``format_argument`` writes, literally::
 Strings stream as their text arrives; bare scalars are typed from the tool schema (``arguments``)
 for top-level keys, so ``3`` becomes a string for a ``string`` parameter. The grammar has already
 checked the order of the tokens; this class only tracks where in the nesting it is.
+
+Longer than ~300 lines: the reader's token dispatch, the duplicate members it skips and the end
+of a string it holds back (a string left open before its ``}``) share one set of state; split,
+each part would reach into the others'.
 """
 
 from __future__ import annotations
@@ -25,6 +29,12 @@ _CLOSE = frozenset({"RBRACE", "BAD_PAREN_CLOSE", "RBRACKET"})
 _SCALARS = frozenset({"NUMBER", "TRUE", "FALSE", "NULL"})
 _QUOTED = frozenset({"BAD_JSON_STRING", "BAD_PY_STRING"})  # a whole string in another syntax's quotes
 _BARE = frozenset({"BAD_BARE_VALUE", "BAD_BARE_ITEM"})  # a string written with no quotes
+_CLOSER_OF = {"RBRACE": "}", "RBRACKET": "]"}
+# What may end a string's text and be structure after all: closers the model wrote after
+# forgetting the string's closing quote (the value of ``{command:`` QUOTE ``ls}`` is ``ls``).
+# White space is not held: a string's text that ends in it is streamed at once.
+_TAIL = "}]"
+_TAIL_LIMIT = 64  # a tail is held up to this long, so holding it costs constant time per chunk
 
 
 class GemmaValues:
@@ -38,6 +48,7 @@ class GemmaValues:
             "RBRACKET",
             "COMMA",
             "COLON",  # only a skipped duplicate keeps it: ``{k:0}`` stays ``{k:0}`` in content
+            "BAD_EQUALS",  # the colon of Python's keyword syntax, ``call:NAME(k=0)``
             "KEY",
             "QUOTE",
             "STRING_TEXT",
@@ -75,6 +86,9 @@ class GemmaValues:
         self._key = ""
         self._skipping: int | None = None  # nesting depth of a duplicate member being skipped
         self._skipped_string_open = False
+        self.tail = ""  # the end of the open string's text, held: it may be structure (_TAIL)
+        self._owed = ""  # closers an ill-closed string's text ended in, for the inserted ones
+        self.quote_text: str | None = None  # the string quote's text, as a QUOTE token gave it
         self.dangling_key: str | None = None  # a key whose value has not begun
         self.closed = False  # the outermost object was closed: the arguments are whole
 
@@ -84,8 +98,12 @@ class GemmaValues:
         straight to the emitter."""
         return self._quoted_key is None and self._skipping is None and self._emitter.in_string
 
-    def token(self, terminal: str, text: str) -> None:
-        """One token of the call body."""
+    def token(self, terminal: str, text: str, inserted: bool = False) -> None:
+        """One token of the call body (``inserted``: supplied by the repair, not written)."""
+        if self._owed:
+            self._settle_owed(terminal, inserted)
+        if terminal == "BAD_EQUALS":
+            terminal = "COLON"
         if terminal not in ("KEY", "COMMA", "COLON") and not (terminal == "QUOTE" and self._expect_key):
             self.dangling_key = None  # a value (or the end of the object) has begun
         if self._skipping is not None:
@@ -102,8 +120,54 @@ class GemmaValues:
             self._set_key(text)
         elif terminal in _QUOTED and self._expect_key:
             self._set_key(unquote(text))
+        elif terminal == "QUOTE" and inserted and self.streaming:
+            self._end_ill_closed_string()
         else:
             self._value(terminal, text)
+
+    def write(self, text: str, sink: Callable[[str], None]) -> None:
+        """Text of the open string value, to ``sink``: the quote token read as text is the ``"``
+        it stands in for (Python's ``\"\"\"`` written as three tokens); the end of the text that
+        may yet be structure (``_TAIL``) is held until what follows says."""
+        if text == self.quote_text:
+            text = '"'
+        if self.tail:
+            text = self.tail + text
+        elif text[-1:] not in _TAIL:
+            sink(text)
+            return
+        kept = max(len(text.rstrip(_TAIL)), len(text) - _TAIL_LIMIT)
+        self.tail = text[kept:]
+        if kept:
+            sink(text[:kept])
+
+    def _flush(self) -> None:
+        """The held end of the string is its text after all."""
+        if self.tail:
+            tail, self.tail = self.tail, ""
+            self._emit(self._emitter.string_part(tail))
+
+    def _end_ill_closed_string(self) -> None:
+        """The repair closed a string the model left open: closers its text ended in are the
+        structure the model wrote (``{command:<|"|>ls}``: the value is ``ls``) as far as they
+        close the containers open, innermost first; matched by the closers the repair inserts
+        next. Closers before those are the string's text (``{code:<|"|>f(){}}``: ``f(){}``)."""
+        tail, self.tail = self.tail, ""
+        closing = self._closing()
+        size = next(n for n in range(min(len(tail), len(closing)), -1, -1) if tail.endswith(closing[:n]))
+        if size < len(tail):
+            self._emit(self._emitter.string_part(tail[: len(tail) - size]))
+        self._owed = tail[len(tail) - size :]
+        self._emit(self._emitter.end_string())
+
+    def _settle_owed(self, terminal: str, inserted: bool) -> None:
+        """An inserted closer stands for the next closer an ill-closed string's text ended in;
+        any other token leaves those closers unmatched: text, kept as content (never lost)."""
+        if inserted and _CLOSER_OF.get(terminal) == self._owed[0]:
+            self._owed = self._owed[1:]
+        else:
+            owed, self._owed = self._owed, ""
+            self._keep(owed)
 
     def _open(self, terminal: str, text: str) -> None:
         if len(self._kinds) > self._max_depth:  # the outermost object is depth 0
@@ -159,9 +223,35 @@ class GemmaValues:
         elif self._expect_key:
             self._quoted_key = [text]
         elif self._emitter.in_string:
+            self._flush()
             self._emit(self._emitter.end_string())
         else:
+            if text:
+                self.quote_text = text
             self._emit(self._emitter.begin_string())
+
+    def _closing(self) -> str:
+        """The closers of the containers open, innermost first."""
+        return "".join("}" if kind == "object" else "]" for kind in reversed(self._kinds))
+
+    @property
+    def whole(self) -> bool:
+        """The arguments are whole: the outermost object was closed, or a string left open
+        ends in the closers of every container open (``{command:<|"|>ls}``)."""
+        return self.closed or (self.streaming and bool(self._kinds) and self.tail.endswith(self._closing()))
+
+    @property
+    def held(self) -> int:
+        """Characters of the open string's text held unwritten."""
+        return len(self.tail)
+
+    def settle(self) -> None:
+        """The call ends: held text is written where it belongs (a string cut off keeps it)."""
+        if self.tail and self._emitter.in_string:
+            self._flush()
+        if self._owed:
+            owed, self._owed = self._owed, ""
+            self._keep(owed)
 
     def leftover(self) -> str:
         """Text that arrived and has no place in the arguments yet — a key whose value has not
@@ -173,7 +263,13 @@ class GemmaValues:
         if self._quoted_key is not None:
             self._quoted_key.append(text)
         elif self._emitter.in_string:
-            self._emit(self._emitter.string_part(text))
+            if self.tail or text[-1:] in _TAIL or text == self.quote_text:
+                self.write(text, self._write_part)
+            else:  # most text: neither held nor a quote (``write``'s first test, written out)
+                self._emit(self._emitter.string_part(text))
+
+    def _write_part(self, part: str) -> None:
+        self._emit(self._emitter.string_part(part))
 
     def _skip(self, terminal: str) -> None:
         """Take a duplicate member's value out of the arguments: it cannot be both in the dict
@@ -216,25 +312,36 @@ class GemmaArguments:
         return written
 
     def token(self, terminal: str, text: str, inserted: bool) -> None:
-        self._values.token(terminal, text)
+        self._values.token(terminal, text, inserted)
 
     @property
     def held(self) -> int:
-        """Values other than strings are tokens, written whole: nothing is held within a run."""
-        return 0
+        """Values other than strings are tokens, written whole; of a string, only the end
+        that may yet be structure is held (``GemmaValues.write``)."""
+        return self._values.held
 
     @property
     def complete(self) -> bool:
-        """The outermost ``{…}`` was closed."""
-        return self._values.closed
+        """The outermost ``{…}`` was closed, or a string left open ends in its ``}``."""
+        return self._values.whole
 
     def run_sink(self, terminal: str) -> Callable[[str], None] | None:
         if terminal != "STRING_TEXT" or not self._values.streaming:
             return None
-        return self._context.string_sink()
+        sink, values = self._context.string_sink(), self._values
+        write, ends = values.write, _TAIL + (values.quote_text or "")[-1:]
+
+        def plain(text: str) -> None:  # the hot path of streaming: most text is neither held nor a quote
+            if text[-1:] in ends or values.tail:
+                write(text, sink)
+            else:
+                sink(text)
+
+        return plain
 
     def finish(self, truncated: bool) -> None:
         emitter = self._context.emitter
+        self._values.settle()
         if truncated:
             self._context.content(self._values.leftover())  # never lost, never an argument
             if emitter.in_string and emitter.depth == 1:
