@@ -39,13 +39,25 @@ class Start(Protocol):
     def __call__(self, name: str, at: int = 0) -> None: ...
 
 
+class HeldText(Protocol):
+    """A reader's say over the text of an open string before it is written
+    (``ArgumentContext.string_sink(held)``): a piece whose last character is one of ``ends``, or
+    any piece while ``tail`` holds text, goes to ``write`` with the sink that writes, instead of
+    straight out (Gemma holds a ``}`` that may close the call rather than end the text)."""
+
+    ends: str
+    tail: str
+
+    def write(self, text: str, sink: Callable[[str], None]) -> None: ...
+
+
 @dataclass(slots=True)
 class ArgumentContext:
     """What a reader may use: the call's emitter, the schema of a top-level argument by key
     (``None``: unknown, untyped), the tool names offered (``tool_names()``: rarely asked, so
     worked out on demand), and where fragments, reports and leftover text go.
     ``stop(code, detail)`` asks the engine to end the call here, unfinished (a limit was
-    reached: the reader has sent the text it was given to ``content``). ``string_sink()`` is the
+    reached: the reader has sent the text it was given to ``content``). ``string_sink(held=None)`` is the
     fast path for the text of an open string value: it escapes the text into the emitter's
     string and sends the fragment, in one call per chunk. One is made per call, so it is a
     plain dataclass, not a frozen one (cheaper to make): readers only read it."""
@@ -58,7 +70,7 @@ class ArgumentContext:
     content: Callable[[str], None]
     limits: Limits
     stop: Stop
-    string_sink: Callable[[], Callable[[str], None]]
+    string_sink: Callable[..., Callable[[str], None]]
     parameters: Callable[[], Mapping[str, Any] | None] = lambda: None
     """The called tool's ``parameters`` schema (``None``: unknown), once its name is known."""
     start: Start = lambda name, at=0: None

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from codec.arguments.emitter import LONGEST_ESCAPE
-from codec.arguments.reader import ArgumentContext, ArgumentReader, ArgumentReaderFactory, Report
+from codec.arguments.reader import ArgumentContext, ArgumentReader, ArgumentReaderFactory, HeldText, Report
 from codec.arguments.schema import property_schema, tool_schema
 from codec.engine.call import Call, random_call_id, tool_names
 from codec.events import ContentDelta, Event, ReasoningDelta, ToolCallDelta, ToolCallEnd, ToolCallStart
@@ -236,7 +236,7 @@ class MessageBuilder:
                 content=self._on_content,
                 limits=self.limits,
                 stop=self._request_stop,
-                string_sink=lambda: self._string_sink(call),
+                string_sink=lambda held=None: self._string_sink(call, held),
                 parameters=lambda: call.parameters,
                 start=lambda name, at=0: self._named(call, name, at),
             )
@@ -278,14 +278,20 @@ class MessageBuilder:
 
         return delta
 
-    def _string_sink(self, call: Call) -> Callable[[str], None]:
+    def _string_sink(self, call: Call, held: HeldText | None = None) -> Callable[[str], None]:
         """The hot path of streaming: more text of the call's open string value, as one delta
         (every name it needs bound here, once per run; ``self.events`` is replaced at each
-        drain, so it is read at each call)."""
+        drain, so it is read at each call). ``held``: the reader's say over the text first (a
+        piece ending in one of ``held.ends``, or any while it holds a tail, goes to
+        ``held.write``), asked in the same call, so the common piece costs no call more."""
         emitter, index, limit = call.emitter, call.index, self.limits.max_argument_chars
         if self._lazy:  # no events; the text is escaped (``string_part``) only when counted
             count, part = self._delta_of(call), emitter.string_part
-            return lambda text: count(part(text))
+
+            def written(text: str) -> None:
+                count(part(text))
+
+            return written if held is None else lambda text: held.write(text, written)
         write = emitter.string_chunk
 
         def sink(text: str) -> None:
@@ -295,7 +301,21 @@ class MessageBuilder:
             if call.size + emitter.unwritten_bound > limit:
                 self._check_size(call)
 
-        return sink
+        if held is None:
+            return sink
+        ends = held.ends
+
+        def held_sink(text: str) -> None:  # ``sink``, written out behind the reader's question
+            if text[-1:] in ends or held.tail:
+                held.write(text, sink)
+                return
+            fragment = write(text)
+            self.events.append(ToolCallDelta(index, fragment))
+            call.size += len(fragment)
+            if call.size + emitter.unwritten_bound > limit:
+                self._check_size(call)
+
+        return held_sink
 
     def _check_size(self, call: Call) -> None:
         """The call's arguments may be past the limit: count what the emitter left unwritten

@@ -93,6 +93,12 @@ class GemmaValues:
         self.closed = False  # the outermost object was closed: the arguments are whole
 
     @property
+    def ends(self) -> str:
+        """The last characters that send a piece of the open string to ``write`` (``HeldText``):
+        a closer that may be structure, and the last of the string's own quote token."""
+        return _TAIL + (self.quote_text or "")[-1:]
+
+    @property
     def streaming(self) -> bool:
         """A string value is open (not a quoted key, not a skipped duplicate): its text goes
         straight to the emitter."""
@@ -328,16 +334,9 @@ class GemmaArguments:
     def run_sink(self, terminal: str) -> Callable[[str], None] | None:
         if terminal != "STRING_TEXT" or not self._values.streaming:
             return None
-        sink, values = self._context.string_sink(), self._values
-        write, ends = values.write, _TAIL + (values.quote_text or "")[-1:]
-
-        def plain(text: str) -> None:  # the hot path of streaming: most text is neither held nor a quote
-            if text[-1:] in ends or values.tail:
-                write(text, sink)
-            else:
-                sink(text)
-
-        return plain
+        # The hot path of streaming: most text is neither held nor a quote, and goes straight
+        # out; the sink asks ``values`` first (``HeldText``), in the same call.
+        return self._context.string_sink(self._values)
 
     def finish(self, truncated: bool) -> None:
         emitter = self._context.emitter
