@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 from codec.arguments.emitter import dumps
 from codec.arguments.json_stream import JsonArgumentsStream
 from codec.arguments.lenient_value import lossless
+from codec.arguments.read_again import read_again
 from codec.arguments.reader import ArgumentContext
 from codec.arguments.tolerant import decode_arguments, decode_value
 from codec.formats.qwen3.head import HEAD_LIMIT, MORE, Whole, read_head
@@ -270,14 +271,8 @@ class CallObject:
         text = "".join(self._written).rstrip()
         if text.endswith("}") and not self._closed:
             text = text[:-1]
-        limits = self._context.limits
-        decoded = decode_arguments(text, self._context.parameters(), max_depth=limits.max_depth)
-        if decoded is None or not decoded.complete or not lossless(decoded.repairs):
-            return False
-        rest = self._context.emitter.replace(decoded.value, self._sent_text())
+        rest = read_again(self._context, text, self._sent_text())
         if rest is None:
             return False
-        shown = ", ".join(sorted({repair.code for repair in decoded.repairs})) or "JSON"
-        self._context.report("arguments_repaired", f"arguments read leniently ({shown})")
         self._delta(rest)
         return True

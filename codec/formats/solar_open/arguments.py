@@ -16,9 +16,8 @@ from typing import ClassVar
 
 from codec.arguments.emitter import dumps
 from codec.arguments.json_stream import JsonArgumentsStream
-from codec.arguments.lenient_value import lossless
+from codec.arguments.read_again import read_again
 from codec.arguments.reader import ArgumentContext
-from codec.arguments.tolerant import decode_arguments
 
 
 class JsonArguments:
@@ -140,14 +139,8 @@ class JsonArguments:
 
     def _reread(self) -> bool:
         """The arguments read again, leniently, after the JSON reader refused some of them."""
-        limits = self._context.limits
-        decoded = decode_arguments("".join(self._written), self._context.parameters(), max_depth=limits.max_depth)
-        if decoded is None or not decoded.complete or not lossless(decoded.repairs):
-            return False
-        rest = self._context.emitter.replace(decoded.value, self._sent_text())
+        rest = read_again(self._context, "".join(self._written), self._sent_text())
         if rest is None:
             return False
-        shown = ", ".join(sorted({repair.code for repair in decoded.repairs})) or "JSON"
-        self._context.report("arguments_repaired", f"arguments read leniently ({shown})")
         self._delta(rest)
         return True
