@@ -9,10 +9,10 @@ argument syntax, up to a stop token. Every text it admits parses (``strict=True`
 format's parser. See docs/constraint.md.
 
 The grammar is generated: the turn from the format's ``grammars/*.lark`` completion rule
-(``codec.constrain.skeleton``), each call from the family's call syntax
-(``codec.constrain.calls``) and the tool schemas (``codec.constrain.values``). Markers are the
-model's special tokens, referenced as such (``<|user|>``); free text never holds a marker's
-characters.
+(``codec.constrain.skeleton``), each call from the family's call syntax (``Family.constraint``,
+written in ``codec/formats/<family>/constraint.py``) and the tool schemas
+(``codec.constrain.values``). Markers are the model's special tokens, referenced as such
+(``<|user|>``); free text never holds a marker's characters.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from codec.constrain.calls import CALL_SYNTAX, CallSyntax, Tool, name_fits, names
+from codec.constrain.calls import CallSyntax, Tool, name_fits, names
 from codec.constrain.lark import LEXER_BUDGET, MAX_ALTERNATIVES, SYMBOL_BUDGET, Builder, Note
 from codec.constrain.skeleton import emit, turn
 from codec.engine.grammar import compiled
@@ -84,7 +84,7 @@ def build(
     named tool). ``generation_prompt``: where a prompt rendered already left the model
     (``Turn.generation_prompt``, which also knows the history), instead of ``options``."""
     spec = codec.spec
-    family = CALL_SYNTAX.get(spec.family.name)
+    family = spec.family.constraint
     if family is None:
         raise CodecError(f"no call syntax for the {spec.family.name} family: constraint() does not support {spec.name}")
     if generation_prompt is None:

@@ -12,7 +12,7 @@ The completion rule (``assistant_turn``) is read as Lark compiles it (plain BNF)
    ``tool_choice`` and ``parallel_tool_calls``;
 4. terminals are written in llguidance's dialect: markers as special tokens, free text as
    marker-free text, other patterns as literals or regexes; ``tool_call`` becomes the rule the
-   family's call syntax builds (``codec.constrain.calls``).
+   family's call syntax builds (``Family.constraint``).
 
 Longer than ~300 lines: the four steps work on one private form of the grammar (rules as
 tuples of symbols); split across modules, that form would become an interface to keep stable.

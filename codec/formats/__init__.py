@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from codec._canonical import Rule
     from codec.arguments.reader import ArgumentReaderFactory
+    from codec.constrain.calls import CallSyntax
     from codec.models import Conversation
     from codec.registry import FormatSpec
 
@@ -34,13 +35,15 @@ PromptReader = Callable[["Tree[Any]", "FormatSpec", RenderFn], "Conversation"]
 @dataclass(frozen=True, slots=True)
 class Family:
     """The code a format family contributes: ``read_prompt`` (``parse_prompt``), ``rules``
-    (``canonical`` / ``explain_losses``, in the order they apply) and ``arguments`` (how the
-    stream parser reads a call's arguments)."""
+    (``canonical`` / ``explain_losses``, in the order they apply), ``arguments`` (how the
+    stream parser reads a call's arguments) and ``constraint`` (one call in the family's syntax
+    for ``Codec.constraint``; ``None``: the family cannot be constrained)."""
 
     name: str
     read_prompt: PromptReader
     rules: Callable[[FormatSpec], list[Rule]]
     arguments: ArgumentReaderFactory
+    constraint: CallSyntax | None = None
 
 
 class _AnyText:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from codec.formats import Examples, Family
-from codec.formats.gemma4 import canonical, demo, prompt
+from codec.formats.gemma4 import canonical, constraint, demo, prompt
 from codec.formats.gemma4.arguments import GemmaArguments
 
 __all__ = ["EXAMPLES", "FAMILY", "GRAMMAR", "demo"]
 
 GRAMMAR = "gemma4.lark"
 
-FAMILY = Family(name="gemma4", read_prompt=prompt.read, rules=canonical.rules, arguments=GemmaArguments)
+FAMILY = Family(
+    name="gemma4", read_prompt=prompt.read, rules=canonical.rules, arguments=GemmaArguments, constraint=constraint.call
+)
 
 _Q = '<|"|>'  # Gemma's string quote
 

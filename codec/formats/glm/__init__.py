@@ -9,14 +9,16 @@ the rules and the prompt reader read that flag.
 from __future__ import annotations
 
 from codec.formats import Examples, Family
-from codec.formats.glm import canonical, demo, prompt
+from codec.formats.glm import canonical, constraint, demo, prompt
 from codec.formats.glm.arguments import KeyValueArguments
 
 __all__ = ["EXAMPLES", "FAMILY", "GRAMMAR", "demo"]
 
 GRAMMAR = "glm.lark"
 
-FAMILY = Family(name="glm", read_prompt=prompt.read, rules=canonical.rules, arguments=KeyValueArguments)
+FAMILY = Family(
+    name="glm", read_prompt=prompt.read, rules=canonical.rules, arguments=KeyValueArguments, constraint=constraint.call
+)
 
 # The prompt ends inside <think>: a completion starts in the reasoning.
 EXAMPLES = Examples(

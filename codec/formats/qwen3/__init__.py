@@ -8,14 +8,16 @@ same block): a JSON object with the tool's name and its arguments between ``<too
 from __future__ import annotations
 
 from codec.formats import Examples, Family
-from codec.formats.qwen3 import canonical, demo, prompt
+from codec.formats.qwen3 import canonical, constraint, demo, prompt
 from codec.formats.qwen3.arguments import CallObject
 
 __all__ = ["EXAMPLES", "FAMILY", "GRAMMAR", "demo"]
 
 GRAMMAR = "qwen3.lark"
 
-FAMILY = Family(name="qwen3", read_prompt=prompt.read, rules=canonical.rules, arguments=CallObject)
+FAMILY = Family(
+    name="qwen3", read_prompt=prompt.read, rules=canonical.rules, arguments=CallObject, constraint=constraint.call
+)
 
 
 def _call(name: str, arguments: str) -> str:

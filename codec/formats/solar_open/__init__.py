@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 from codec.formats import Examples, Family
-from codec.formats.solar_open import canonical, demo, prompt
+from codec.formats.solar_open import canonical, constraint, demo, prompt
 from codec.formats.solar_open.arguments import JsonArguments
 
 __all__ = ["EXAMPLES", "FAMILY", "GRAMMAR", "demo"]
 
 GRAMMAR = "solar_open.lark"
 
-FAMILY = Family(name="solar_open", read_prompt=prompt.read, rules=canonical.rules, arguments=JsonArguments)
+FAMILY = Family(
+    name="solar_open",
+    read_prompt=prompt.read,
+    rules=canonical.rules,
+    arguments=JsonArguments,
+    constraint=constraint.call,
+)
 
 _CALL = "<|tool_call:begin|>{id}<|tool_call:name|>{name}<|tool_call:args|>{args}<|tool_call:end|>"
 
