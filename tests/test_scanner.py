@@ -244,3 +244,30 @@ def test_splitting_and_finding_give_the_same_pieces(fmt: str, data: st.DataObjec
     assert scanner._split(text, tables.splitter) == found
     if tables.others is None or tables.others.search(text) is None:
         assert scanner._split(text, tables.common) == found
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+@given(data=st.data())
+def test_a_chunk_that_passes_is_text_and_nothing_is_held(fmt: str, data: st.DataObject) -> None:
+    """``passes`` (the stream's hot path, which skips ``feed``) says yes only to a chunk that
+    ``feed`` would give back whole as text, holding nothing: no marker in it, no marker's
+    beginning at its end. It may say no to more (a newline before ``<``, a lone ``<`` at the end)."""
+    table = markers(fmt)
+    parts = (
+        st.sampled_from(sorted(table))
+        | st.sampled_from(["a", "\n", " ", "<", "|", "[", "<=", "\n\n"])
+        | st.sampled_from(sorted({marker[:k] for marker in table for k in range(1, len(marker))}))
+    )
+    chunk = "".join(data.draw(st.lists(parts, min_size=1, max_size=12)))
+    scanner = MarkerScanner(table)
+    if scanner.passes(chunk):
+        assert scanner.feed(chunk) == [(None, chunk)]
+        assert scanner.close() == []
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_code_with_new_lines_and_comparisons_passes(fmt: str) -> None:
+    """Text that begins no marker stays on the hot path though it holds the characters markers
+    start with: a new line not followed by ``<``, a ``<`` followed by a space."""
+    scanner = MarkerScanner(markers(fmt))
+    assert scanner.passes("if a < b:\n    return a\n    ")

@@ -293,12 +293,14 @@ class MessageBuilder:
 
             return written if held is None else lambda text: held.write(text, written)
         write = emitter.string_chunk
+        # An emitter that writes every fragment leaves nothing unwritten (its ``unwritten_bound``
+        # stays 0), so the size test below is ``call.size > limit`` alone.
 
         def sink(text: str) -> None:
             fragment = write(text)
             self.events.append(ToolCallDelta(index, fragment))
             call.size += len(fragment)
-            if call.size + emitter.unwritten_bound > limit:
+            if call.size > limit:
                 self._check_size(call)
 
         if held is None:
@@ -306,13 +308,15 @@ class MessageBuilder:
         ends = held.ends
 
         def held_sink(text: str) -> None:  # ``sink``, written out behind the reader's question
-            if text[-1:] in ends or held.tail:
+            # ``text[-1]``, not ``[-1:]``: a run's piece is never empty, and indexing builds no
+            # slice (this test runs once per streamed piece of a string)
+            if text[-1] in ends or held.tail:
                 held.write(text, sink)
                 return
             fragment = write(text)
             self.events.append(ToolCallDelta(index, fragment))
             call.size += len(fragment)
-            if call.size + emitter.unwritten_bound > limit:
+            if call.size > limit:
                 self._check_size(call)
 
         return held_sink

@@ -26,6 +26,7 @@ class _Tables:
     prefixes: frozenset[str]  # every proper prefix of a marker: what a held-back tail may be
     longest: int
     starts: re.Pattern[str]  # any character a marker starts with
+    begins: re.Pattern[str]  # where a marker may begin in a chunk: its first two characters, or its first at the end
     by_start: dict[str, re.Pattern[str]]  # first character -> the markers starting with it
     only: dict[str, str]  # first character -> its marker, where only one starts with it
     splitter: re.Pattern[str]  # every marker, longest first, as the group ``split`` keeps
@@ -50,6 +51,7 @@ def _tables(markers: tuple[tuple[str, str], ...]) -> _Tables:
         prefixes=frozenset(text[:i] for text in texts for i in range(1, len(text))),
         longest=len(texts[0]),
         starts=re.compile("[" + re.escape("".join(by_start)) + "]"),
+        begins=re.compile("|".join(_begins(first, texts) for first in sorted(by_start))),
         by_start=by_start,
         only={first: mine[0] for first in by_start if len(mine := [t for t in texts if t[0] == first]) == 1},
         splitter=re.compile("(" + "|".join(_after(first, texts) for first in by_start) + ")"),
@@ -59,6 +61,17 @@ def _tables(markers: tuple[tuple[str, str], ...]) -> _Tables:
         else None,
         grows=any(text[:i] in names for text in texts for i in range(1, len(text))),
     )
+
+
+def _begins(first: str, texts: list[str]) -> str:
+    """Where a marker starting with ``first`` may begin: that character followed by a second
+    character of one of them, or last in the chunk (the tail the scanner would hold back). A
+    newline in code, or a ``<`` in ``a < b``, then lets the chunk stay on the hot path."""
+    mine = [text for text in texts if text[0] == first]
+    if any(len(text) == 1 for text in mine):
+        return re.escape(first)
+    seconds = "".join(sorted({text[1] for text in mine}))
+    return re.escape(first) + "(?:[" + re.escape(seconds) + r"]|\Z)"
 
 
 def _after(first: str, texts: list[str]) -> str:
@@ -100,7 +113,7 @@ class MarkerScanner:
         """Whether ``chunk`` is text and nothing else: no character a marker starts with, and
         nothing held back before it. Then it is taken as it is (``feed`` would give it as one
         piece), without a list of pieces: the hot path of streaming."""
-        return bool(chunk) and not self._held and self._tables.starts.search(chunk) is None
+        return bool(chunk) and not self._held and self._tables.begins.search(chunk) is None
 
     def feed(self, chunk: str) -> list[Piece]:
         """The markers and text that ``chunk`` completes."""
