@@ -50,6 +50,9 @@ class Codec:
         trusted = template is None
         source = read_text("templates", spec.template) if trusted else template
         self._renderer = Renderer(spec, source or "", trusted=trusted)
+        # Worked out once: each parser is given them (a parse is tens of microseconds).
+        self._call_enders = spec.call_enders
+        self._content_openers = spec.content_openers
 
     @property
     def name(self) -> str:
@@ -271,8 +274,8 @@ class Codec:
             id_factory=id_factory,
             limits=limits,
             events=events,
-            call_enders=self.spec.call_enders,
-            content_openers=self.spec.content_openers,
+            call_enders=self._call_enders,
+            content_openers=self._content_openers,
         )
 
     def parse_prompt(self, prompt: str) -> Conversation:
@@ -502,10 +505,13 @@ def _nested_too_deep(error: BaseException) -> bool:
     return isinstance(error, NestedTooDeep | RecursionError)
 
 
+_PLAIN_TOOLS = (type(None), list, tuple)  # what ``tools`` nearly always is: no ABC check needed
+
+
 def _check_parse_arguments(tools: Any, id_factory: Any, limits: Any) -> None:
     """What ``stream``/``parse`` are given beside the text, checked once per parser (a mistake
     here would otherwise surface as a ``TypeError`` deep in the engine)."""
-    if tools is not None and (isinstance(tools, str | bytes) or not isinstance(tools, Sequence)):
+    if type(tools) not in _PLAIN_TOOLS and (isinstance(tools, str | bytes) or not isinstance(tools, Sequence)):
         raise RenderError(f"tools must be a list of tool definitions, got {type(tools).__name__}")
     if id_factory is not None and not callable(id_factory):
         raise RenderError(f"id_factory must be callable (index -> id), got {type(id_factory).__name__}")

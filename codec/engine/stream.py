@@ -120,6 +120,11 @@ class StreamParser:
         self._lalr = LalrCursor(self._grammar, COMPLETION_START, on_bad_rule=self._bad_rule)
         self._strict = strict
         self._limits = limits
+        # Characters of a call's text (from its opener) that cannot take its arguments past
+        # ``max_argument_chars``: each is at most ``LONGEST_ESCAPE`` characters of JSON, and what a
+        # repair inserts ``_INSERTED`` more (the integer form of ``LONGEST_ESCAPE * n + _INSERTED
+        # <= max_argument_chars``).
+        self._meter_after = (limits.max_argument_chars - _INSERTED) // LONGEST_ESCAPE
         self._builder = MessageBuilder(tools, id_factory, self._repaired, arguments, limits, events)
         self.diagnostics: list[Diagnostic] = []
         self._run: str | None = None  # the free-text terminal whose run is in progress
@@ -309,7 +314,11 @@ class StreamParser:
                         self._strict
                         or self._run is None
                         or self._run in _PROSE
-                        or (len(queue) > 1 and queue[1][0] is not None and not self._quote_repeated(name))
+                        or (
+                            len(queue) > 1
+                            and (after := queue[1][0]) is not None
+                            and (after != name or not self._quote_repeated(name))
+                        )
                         or self._repair_search().free_after(self._lalr.stack, name)
                         or ((follows := self._what_follows()) is not None and self._follows_fit(name, follows))
                     )
@@ -800,15 +809,12 @@ class StreamParser:
         builder = self._builder
         self._budget = -1  # worked out when the run goes on (``_continue``)
         # Whether this text may take an open call past its size limit: asked of the builder only
-        # when all the call's text so far, this too, could (each character is at most
-        # ``LONGEST_ESCAPE`` of JSON, and what a repair inserts a few more).
-        wanted = LONGEST_ESCAPE * len(text)
+        # when all the call's text so far, this too, could (``_meter_after``).
         if (
             run is not None
-            and LONGEST_ESCAPE * (self._position.offset - self._call_start) + wanted + _INSERTED
-            > self._limits.max_argument_chars
+            and self._position.offset - self._call_start + len(text) > self._meter_after
             and builder.in_call
-            and wanted > builder.room(wanted)
+            and LONGEST_ESCAPE * len(text) > builder.room(LONGEST_ESCAPE * len(text))
         ):
             self._run_handler = None
             self._metered(text, lambda piece: builder.token(name, piece, inserted))

@@ -57,6 +57,8 @@ def plain(value: Any) -> Any:
 def json_value(value: Any, where: str, message_index: int | None = None) -> Any:
     """``value`` rebuilt from JSON types as transformers does; any other object is a
     ``RenderError`` naming its path (``where`` names the value itself)."""
+    if type(value) in _SCALARS:  # an option is nearly always one: nothing to walk
+        return value
     return _rebuild(value, (where,), message_index, placeholders=False)
 
 
