@@ -62,6 +62,22 @@ def test_the_call_is_announced_once_its_name_is_read_and_streams_like_a_whole_pa
     assert whole.tool_calls[0].arguments == {"city": "París", "days": 3}
 
 
+def test_arguments_refused_after_a_streamed_string_are_read_again_with_all_its_text() -> None:
+    """A trailing comma after a long string value: the string streamed piece by piece (the run
+    sink), then the JSON reader refused the comma; the lenient second reading needs every
+    piece of the string, however the text was cut."""
+    text = (
+        THOUGHT + '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris, the capital of France", '
+        '"days": 3,}}\n</tool_call>'
+    )
+    whole = codec.load("qwen3").parse(text, tools=TOOLS, id_factory=ids)
+    assert whole.tool_calls[0].arguments == {"city": "Paris, the capital of France", "days": 3}
+    assert [d.code for d in whole.diagnostics] == ["invalid_arguments", "arguments_repaired"]
+    for size in (1, 3, 8):
+        message, folded = _streamed(text, size)
+        assert message == whole and folded == whole.to_openai()
+
+
 def test_double_encoded_arguments_are_read_leniently() -> None:
     text = THOUGHT + '<tool_call>\n{"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}\n</tool_call>'
     reply = codec.load("qwen3").parse(text, tools=TOOLS, id_factory=ids)

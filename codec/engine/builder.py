@@ -89,13 +89,30 @@ class MessageBuilder:
         of streaming, so the common cases skip ``token``'s dispatch."""
         call = self._call
         if call is not None and not call.started:
-            return lambda text: self.token(terminal, text)  # the call's raw text is still kept
+            return self._until_started(call, terminal)
         if call is not None and call.arguments is not None:
             sink = call.arguments.run_sink(terminal)
             if sink is not None:
                 return sink
         handler = self._handlers.get(terminal)
         return handler if handler is not None else (lambda text: self.token(terminal, text))
+
+    def _until_started(self, call: Call, terminal: str) -> Callable[[str], None]:
+        """A run that began before its call was announced (Qwen's call object, whose name is in
+        its own text): each piece through ``token`` (the call's raw text is still kept) until the
+        reader has announced the call; from then on, through the reader's run sink, if it has one."""
+        sink: Callable[[str], None] | None = None
+
+        def handler(text: str) -> None:
+            nonlocal sink
+            if sink is not None:
+                sink(text)
+                return
+            self.token(terminal, text)
+            if call.started and call.arguments is not None and self._call is call:
+                sink = call.arguments.run_sink(terminal)
+
+        return handler
 
     def reacts_to(self, terminal: str) -> bool:
         """Whether a token of ``terminal`` changes what the builder holds (a call, an argument)."""

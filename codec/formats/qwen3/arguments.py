@@ -84,10 +84,32 @@ class CallObject:
         return self._done or (self._json is not None and self._json.closed and not self._rejected)
 
     def run_sink(self, terminal: str) -> Callable[[str], None] | None:
-        # Each piece through ``token``. While streaming, the head is read from ``CALL_JSON``
-        # (the ``CALL_HEAD`` pattern matches only a head that arrives in one piece), and the
-        # builder fixes a run's handler before the call is announced.
-        return None
+        """Once the head is read and the arguments have begun: the common piece, more of a
+        string value, straight to the JSON reader (``_step``, written out); any other through
+        ``token``. The builder asks only once the call is announced (its name is in the run)."""
+        stream = self._json
+        if terminal != "CALL_JSON" or stream is None or self._done:
+            return None
+        written, sent, delta, string_text, token = (
+            self._written,
+            self._sent,
+            self._context.delta,
+            stream.string_text,
+            self.token,
+        )
+
+        def sink(text: str) -> None:
+            if self._written and not stream.closed:
+                fragment = string_text(text)
+                if fragment is not None:
+                    written.append(text)
+                    if fragment:
+                        sent.append(fragment)
+                        delta(fragment)
+                    return
+            token(terminal, text, False)
+
+        return sink
 
     def finish(self, truncated: bool) -> None:
         if self._done:
