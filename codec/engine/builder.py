@@ -286,12 +286,12 @@ class MessageBuilder:
         if self._lazy:
             return count
 
-        def delta(fragment: str) -> None:
+        def delta(fragment: str) -> None:  # the emitter writes every fragment: none is unwritten
             if fragment:
                 self.events.append(ToolCallDelta(index, fragment))
                 call.size += len(fragment)
-            if call.size + emitter.unwritten_bound > limit:
-                self._check_size(call)
+                if call.size > limit:
+                    self._check_size(call)
 
         return delta
 
