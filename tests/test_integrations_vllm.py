@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 import pytest
+
 from support.engines import (
     MESSAGES,
     SPLITS,
@@ -27,15 +28,15 @@ from support.engines import (
 
 pytest.importorskip("vllm.parser.abstract_parser", exc_type=ImportError)
 
-from vllm.entrypoints.openai.chat_completion.message_assembly import assemble_chat_message_fields  # noqa: E402
-from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest  # noqa: E402
-from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor  # noqa: E402
-from vllm.parser.parser_manager import ParserManager  # noqa: E402
-from vllm.reasoning import ReasoningParserManager  # noqa: E402
-from vllm.tool_parsers import ToolParserManager  # noqa: E402
+from vllm.entrypoints.openai.chat_completion.message_assembly import assemble_chat_message_fields
+from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
+from vllm.parser.parser_manager import ParserManager
+from vllm.reasoning import ReasoningParserManager
+from vllm.tool_parsers import ToolParserManager
 
-import codec  # noqa: E402
-from codec.integrations import vllm as plugin  # noqa: E402
+import codec
+from codec.integrations import vllm as plugin
 
 CASES = cases()
 NAMES = [f"{fmt}-{case}" for fmt, case, _, _ in CASES]
