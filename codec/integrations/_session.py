@@ -67,6 +67,11 @@ def fold(events: Sequence[Event]) -> Delta:
     return delta
 
 
+def text_of(message: AssistantMessage) -> str | None:
+    """The reply's content as text: a parsed reply's content is text or ``None``, never parts."""
+    return message.content if isinstance(message.content, str) else None
+
+
 def template_options(fmt: Codec, chat_template_kwargs: Mapping[str, Any] | None) -> dict[str, Any]:
     """The request's template variables that are options of ``fmt`` (engines send others too)."""
     return {name: value for name, value in (chat_template_kwargs or {}).items() if name in fmt.options}

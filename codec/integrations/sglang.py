@@ -27,7 +27,7 @@ from sglang.srt.parser.reasoning_parser import StreamingParseResult as Reasoning
 
 import codec
 from codec.api import Codec
-from codec.integrations._session import PREFIX, Delta, Session, fold
+from codec.integrations._session import PREFIX, Delta, Session, fold, text_of
 
 
 def _calls(delta: Delta) -> list[ToolCallItem]:
@@ -51,7 +51,7 @@ class CodecReasoningDetector(BaseReasoningFormatDetector):
     def detect_and_parse(self, text: str) -> ReasoningResult:
         """The whole reply's reasoning, and its content (or, for the tool parser, the text)."""
         message = self.session.parse(text)
-        normal = text if self.passes_text_on else message.content
+        normal = text if self.passes_text_on else text_of(message)
         return ReasoningResult(normal_text=normal, reasoning_text=message.reasoning)
 
     def parse_streaming_increment(self, new_text: str) -> ReasoningResult:
@@ -93,7 +93,7 @@ class CodecToolDetector(BaseFormatDetector):
             ToolCallItem(tool_index=index, name=call.name, parameters=call.arguments_json)
             for index, call in enumerate(message.tool_calls)
         ]
-        return ToolResult(normal_text=message.content or "", calls=calls)
+        return ToolResult(normal_text=text_of(message) or "", calls=calls)
 
     def parse_streaming_increment(self, new_text: str, tools: list[Any]) -> ToolResult:
         """The content and call pieces ``new_text`` completes."""

@@ -37,7 +37,7 @@ from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
 
 import codec
 from codec.api import Codec
-from codec.integrations._session import PREFIX, Delta, Session, reasoning_opens, template_options
+from codec.integrations._session import PREFIX, Delta, Session, reasoning_opens, template_options, text_of
 
 # Reasoning parsers waiting for their request's tool parser, by the id of the
 # chat_template_kwargs dict both are given (the entry holds the dict, so the id stays its own).
@@ -49,8 +49,8 @@ def _delta_message(delta: Delta, reasoning_as_content: bool = False) -> DeltaMes
     if not delta:
         return None
     reasoning, content = delta.reasoning or None, delta.content or None
-    if reasoning_as_content and reasoning:
-        reasoning, content = None, reasoning + (content or "")
+    if reasoning_as_content and delta.reasoning:
+        reasoning, content = None, delta.reasoning + delta.content
     calls = [
         DeltaToolCall(
             index=part.index,
@@ -117,7 +117,7 @@ class CodecReasoningParser(ReasoningParser):
     def extract_reasoning(self, model_output: str, request: Any) -> tuple[str | None, str | None]:
         """The whole reply's reasoning and content (tool calls: ``CodecToolParser``)."""
         message = self.session.parse(model_output)
-        return message.reasoning, message.content
+        return message.reasoning, text_of(message)
 
     def extract_reasoning_streaming(
         self,
@@ -192,11 +192,15 @@ class CodecToolParser(ParserEngineToolAdapter):
     def extract_tool_calls(self, model_output: str, request: Any) -> ExtractedToolCallInformation:
         """The whole reply's tool calls and content (parsed once with the reasoning)."""
         message = self.session.parse(model_output)
-        content = message.content
+        content = text_of(message)
         if self.alone and message.reasoning:
             content = message.reasoning + (content or "")
         calls = [
-            ToolCall(id=call.id, function=FunctionCall(id=call.id, name=call.name, arguments=call.arguments_json))
+            ToolCall(
+                # A parsed call always has an id (the model's, or one made for it).
+                id=call.id or "",
+                function=FunctionCall(id=call.id, name=call.name, arguments=call.arguments_json),
+            )
             for call in message.tool_calls
         ]
         return ExtractedToolCallInformation(tools_called=bool(calls), tool_calls=calls, content=content)
