@@ -191,3 +191,21 @@ def test_importing_codec_imports_no_engine() -> None:
     script = "import codec, codec.integrations, sys; assert not {'vllm', 'sglang'} & set(sys.modules), sys.modules"
     subprocess.run([sys.executable, "-c", script], check=True)
     assert plugin.register() is None  # registering again is harmless (vLLM loads plugins per process)
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_the_structured_output_gate_opens_where_reasoning_ends(fmt: str) -> None:
+    """vLLM's engine core builds a reasoning parser of its own and asks it, once per decode step,
+    whether reasoning has ended: it must say so at the step where codec's parse leaves it."""
+    completion = codec.registry.FORMATS[fmt].demo.completion
+    options = dict(codec.registry.FORMATS[fmt].demo.options)
+    tokenizer = MarkerTokenizer(fmt)
+    gate = ReasoningParserManager.get_reasoning_parser(f"codec-{fmt}")(tokenizer, chat_template_kwargs=options)
+    parser = codec.load(fmt).stream(tools=TOOLS, **options)
+    seen: list[int] = []
+    for ids in deltas(tokenizer, completion, 1):
+        events = parser.feed(tokenizer.decode(ids))
+        over = any(not isinstance(event, codec.ReasoningDelta) for event in events) or (seen and seen[-1])
+        seen.append(bool(over))
+        assert gate.is_reasoning_end_streaming(ids, ids) == seen[-1]
+    assert seen[-1], "every demo completion leaves reasoning"

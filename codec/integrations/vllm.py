@@ -82,7 +82,9 @@ class CodecReasoningParser(ReasoningParser):
     def join(self, tools: Sequence[Any] | None) -> Session:
         """Share this parser's session with the request's tool parser, which brings the tools."""
         self.paired = True
+        prompt = self.session.prompt
         self.session = Session(self.codec, tools, self.options)
+        self.session.prompt = prompt
         return self.session
 
     def adjust_request(self, request: Any) -> Any:
@@ -104,9 +106,10 @@ class CodecReasoningParser(ReasoningParser):
         """Whether reasoning ended in the last step's tokens: the output so far, parsed, has
         moved past its reasoning. Stateful (each step's tokens are fed once), as vLLM's
         structured-output gate calls it once per decode step."""
-        text = self.model_tokenizer.decode(list(delta_ids), skip_special_tokens=False)
-        self.session.feed(text)
-        self.session.take_reasoning()
+        if not self.session.reasoning_over:
+            self.session.feed(self.model_tokenizer.decode(list(delta_ids), skip_special_tokens=False))
+            self.session.take_reasoning()
+            self.session.take()  # nobody reads this parser's events: keep none
         return self.session.reasoning_over
 
     def extract_content_ids(self, input_ids: list[int]) -> list[int]:
