@@ -83,6 +83,16 @@ def whole(fmt: str, completion: str) -> dict[str, Any]:
     }
 
 
+def test_sglangs_plugin_loader_finds_the_entry_point() -> None:
+    """SGLang runs every sglang.srt.plugins entry point in each process: codec's registers."""
+    from sglang.srt.plugins import load_plugins_by_group
+
+    plugins = load_plugins_by_group("sglang.srt.plugins")
+    if "codec" not in plugins:
+        pytest.skip("codec is not installed with its entry points (a checkout without pip install)")
+    assert plugins["codec"][0] is plugin.register
+
+
 def test_every_format_is_registered_under_both_names() -> None:
     names = {f"codec-{fmt}" for fmt in codec.formats()}
     assert names <= set(FunctionCallParser.ToolCallParserEnum)
