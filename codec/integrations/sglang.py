@@ -112,8 +112,11 @@ class CodecToolDetector(BaseFormatDetector):
         return ToolResult(normal_text=delta.content, calls=_calls(delta))
 
     def has_tool_call(self, text: str) -> bool:
-        """Whether ``text`` holds a call, by a parse of its own (the session is left alone)."""
-        return bool(fold(_events(self.codec, text)).calls)
+        """Whether ``text`` needs this detector: it holds a call, or anything else that is not
+        plain content, such as the reasoning the reasoning detector passed on. SGLang returns
+        the text unparsed when this says no. A parse of its own: the session is left alone."""
+        delta = fold(_events(self.codec, text))
+        return bool(delta.calls) or delta.content != text
 
     def supports_structural_tag(self) -> bool:
         """codec's constraint is an llguidance grammar, not an xgrammar structural tag."""

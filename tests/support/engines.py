@@ -52,7 +52,26 @@ def cases() -> list[tuple[str, str, str, dict[str, Any]]]:
             (name, "code", examples.code_head + CODE + examples.code_tail, {}),
             (name, "demo", spec.demo.completion, dict(spec.demo.options)),
         ]
+        answer = _answer(name)
+        if answer is not None:
+            found.append((name, "answer", answer, {}))
     return [(name, case, _unstopped(name, text), options) for name, case, text, options in found]
+
+
+def _answer(fmt: str) -> str | None:
+    """A reply with reasoning and an answer and no call, as the template writes it after the
+    generation prompt, without the markers that end the turn (the model ends it with a stop
+    token, which the engine leaves out); ``None`` where the template writes it otherwise."""
+    reply = {"role": "assistant", "reasoning_content": "The user wants a forecast.", "content": "Sunny, 18 C."}
+    renderer = codec.load(fmt)
+    before = renderer.render(MESSAGES, tools=TOOLS)
+    after = renderer.render([*MESSAGES, reply], tools=TOOLS, add_generation_prompt=False)
+    if not after.startswith(before):
+        return None
+    completion = after[len(before) :].rstrip()
+    while ender := next((m for m in special_tokens(FORMATS[fmt].grammar) if completion.endswith(m)), None):
+        completion = completion.removesuffix(ender).rstrip()
+    return completion
 
 
 def _unstopped(fmt: str, completion: str) -> str:
