@@ -79,7 +79,7 @@ def whole(fmt: str, completion: str) -> dict[str, Any]:
         "reasoning": thought or None,
         "content": content or None,
         "tool_calls": [(call.name, call.parameters) for call in calls],
-        "ids": [f"call_{call.tool_index}" for call in calls],
+        "ids": [f"call_{number}" for number, _ in enumerate(calls)],  # SGLang numbers calls in order
     }
 
 

@@ -89,9 +89,11 @@ class CodecToolDetector(BaseFormatDetector):
     def detect_and_parse(self, text: str, tools: list[Any]) -> ToolResult:
         """The whole reply's content and calls."""
         message = self._session(tools).parse(text)
+        # Whole, SGLang's tool_index is the tool's place in the request (streamed: the call's).
+        places = {tool.function.name: place for place, tool in enumerate(tools or ())}
         calls = [
-            ToolCallItem(tool_index=index, name=call.name, parameters=call.arguments_json)
-            for index, call in enumerate(message.tool_calls)
+            ToolCallItem(tool_index=places.get(call.name, -1), name=call.name, parameters=call.arguments_json)
+            for call in message.tool_calls
         ]
         return ToolResult(normal_text=text_of(message) or "", calls=calls)
 
