@@ -219,6 +219,7 @@ FORMATS: dict[str, FormatSpec] = {
             demo=qwen3_coder.demo.QWEN3_CODER,
             # The template never reads bos_token or eos_token: it writes <|im_end|> itself.
             turn_terminals=("IM_START",),
+            content_after=("ROLE",),  # `'<|im_start|>' + role + '\n' + content`: white space there is content
             string_content_only=True,  # the template joins content to strings with `+`
         ),
     )
@@ -248,7 +249,8 @@ def unregister(name: str) -> None:
 
 
 def find(name: str) -> FormatSpec:
-    """The format for a format name or a model id, in any case; ``UnknownFormatError`` with
+    """The format for a format name or a model id, in any case (an id the registry does not list:
+    the format whose ``model_family`` it contains, the longest); ``UnknownFormatError`` with
     close matches (found in any case too)."""
     if not isinstance(name, str):
         raise UnknownFormatError(name, [], formats())
@@ -258,8 +260,13 @@ def find(name: str) -> FormatSpec:
     for spec in FORMATS.values():
         if lowered == spec.name.lower() or lowered in (model_id.lower() for model_id in spec.model_ids):
             return spec
-    # The longest family fragment wins: "qwen3" is inside every "qwen3-coder" id.
-    families = [spec for spec in FORMATS.values() if spec.model_ids and spec.model_family in lowered]
+    # A model id ("org/name", a path) or the fragment itself; the longest fragment wins: "qwen3"
+    # is inside every "qwen3-coder" id. A misspelt format name ("qwen3_coder") is not an id.
+    families = [
+        spec
+        for spec in FORMATS.values()
+        if spec.model_ids and spec.model_family in lowered and ("/" in lowered or lowered == spec.model_family)
+    ]
     if families:
         return max(families, key=lambda spec: len(spec.model_family))
     known = formats() + [model_id for spec in FORMATS.values() for model_id in spec.model_ids]

@@ -32,10 +32,11 @@ from codec.formats.qwen3_coder.values import read_back
 
 class Parameters:
     """The arguments of one Qwen3-Coder call, fed its ``PARAM_*``, ``ARG_KEY``, ``KEY_END`` and
-    ``ARG_VALUE`` tokens in order (and the name's ``>``, ``NAME_END``, which announces the call)."""
+    ``ARG_VALUE`` tokens in order (and the name's ``>``, ``NAME_END``, which announces the call,
+    and ``</function>``, ``FUNC_CLOSE``, after which only the call's closer may be missing)."""
 
     terminals: ClassVar[frozenset[str]] = frozenset(
-        {"NAME_END", "PARAM_OPEN", "ARG_KEY", "KEY_END", "ARG_VALUE", "PARAM_CLOSE"}
+        {"NAME_END", "PARAM_OPEN", "ARG_KEY", "KEY_END", "ARG_VALUE", "PARAM_CLOSE", "FUNC_CLOSE"}
     )
 
     def __init__(self, context: ArgumentContext) -> None:
@@ -47,6 +48,7 @@ class Parameters:
         self._value_schema: Mapping[str, Any] | None = None
         self._skip_value = False
         self._open = False  # a parameter has begun (``<parameter=``) and is not closed
+        self._function_closed = False  # ``</function>`` came
 
     @property
     def held(self) -> int:
@@ -55,8 +57,10 @@ class Parameters:
 
     @property
     def complete(self) -> bool:
-        """No parameter is open: between ``</parameter>`` and the next ``<parameter=``."""
-        return not self._open
+        """``</function>`` came and its line ended: only the call's own closer, ``</tool_call>``,
+        may be missing (a model that stopped after its last ``</parameter>``, or right after
+        ``</function>``, may have been cut off there)."""
+        return self._function_closed and not self._open
 
     def name(self, written: str, terminal: str, inserted: bool) -> str:
         """The name as written (the ``>`` after it ends it: ``NAME_END``)."""
@@ -76,6 +80,8 @@ class Parameters:
         elif terminal == "PARAM_OPEN":
             self._open = True
             self._key_parts.clear()
+        elif terminal == "FUNC_CLOSE":  # its line ended: the template's `</function>\n</tool_call>`
+            self._function_closed = text.endswith("\n")
 
     def run_sink(self, terminal: str) -> Callable[[str], None] | None:
         if terminal != "ARG_VALUE":

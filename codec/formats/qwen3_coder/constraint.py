@@ -34,8 +34,8 @@ def call(
     grammar = compiled(grammar_file)
     name, _ = tool
     parameters = object_schema(builder, tool)
-    opener, param = literal(grammar.display("CALL_OPEN")), literal(grammar.display("PARAM_OPEN"))
-    closes = {t: marker(grammar, t) for t in ("BLOCK_OPEN", "BLOCK_CLOSE", "CALL_CLOSE", "PARAM_CLOSE")}
+    opener, param = literal(grammar.display("FUNC_OPEN")), literal(grammar.display("PARAM_OPEN"))
+    closes = {t: marker(grammar, t) for t in ("CALL_OPEN", "CALL_CLOSE", "FUNC_CLOSE", "PARAM_CLOSE")}
     values = Values(builder, json_syntax(markers)(builder), name)
     text = free_text(builder, markers)
 
@@ -60,12 +60,13 @@ def call(
     if found is None:
         return None
     listed, extra = found
-    close = f"{_EOL} {closes['PARAM_CLOSE']} {_EOL}"
+    # Raw text may take the value's last new line itself (text is one lexeme): it is optional.
+    close = f"{_EOL}? {closes['PARAM_CLOSE']} {_EOL}"
     parts = [f"({param} {member} {close})" + ("" if required else "?") for member, required in listed]
     if extra is not None:
         parts.append(f"({param} {extra} {close})*")
-    head = [closes["BLOCK_OPEN"], _EOL, opener, written_name or literal(name), _KEY_END]
-    tail = [closes["CALL_CLOSE"], _EOL, closes["BLOCK_CLOSE"]]
+    head = [closes["CALL_OPEN"], _EOL, opener, written_name or literal(name), _KEY_END]
+    tail = [closes["FUNC_CLOSE"], _EOL, closes["CALL_CLOSE"]]
     return builder.rule("call", " ".join([*head, *parts, *tail]))
 
 
@@ -98,16 +99,42 @@ def _value(
             values.note("unenforced_keyword", f"{path}/{keyword}", f"{keyword} is not enforced on a raw string")
         return b.rule("raw", f"{text}?")
     if admitted is not None and "string" not in admitted:
-        return values.value(schema, root, path, depth)
+        return _not_string(values, schema, root, path, depth, admitted)
     if admitted is not None:
         values.note("unenforced_keyword", path, "a value that may be a string is checked for its type only")
-    plain = b.terminal("PLAIN_RAW", f"{b.rules[text]} & ~{regex(_READ_OTHERWISE)}")
+    plain = b.terminal(b.fresh("plain_raw").upper(), f"{b.rules[text]} & ~{regex(_read_otherwise(admitted))}")
+    # Each word takes the value's last new line with it: raw text could still grow past it.
+    exact = ["True", "False"] if admitted is None or "boolean" in admitted else []
+    exact += ["None"] if admitted is None or "null" in admitted else []
+    if admitted is None or "number" in admitted:
+        exact.append(_NUMBER)
+    elif "integer" in admitted:
+        exact.append(r"-?(?:0|[1-9][0-9]*)")
     words = [plain + "?"]
-    words += ['"True"', '"False"'] if admitted is None or "boolean" in admitted else []
-    words += ['"None"'] if admitted is None or "null" in admitted else []
-    if admitted is None or {"integer", "number"} & admitted:
-        words.append(b.terminal("PY_INTEGER", regex(r"-?(?:0|[1-9][0-9]*)")))
+    if exact:
+        words.append(b.terminal(b.fresh("py_word").upper(), regex(f"(?:{'|'.join(exact)})\\n?")))
     return b.rule("loose", " | ".join(words))
+
+
+def _not_string(values: Values, schema: Any, root: Any, path: str, depth: int, admitted: frozenset[str]) -> str | None:
+    """A value whose schema admits no string: ``True``, ``False`` and ``None`` as Python writes
+    them (``| string``), numbers, objects and arrays as JSON (``tojson``)."""
+    words = ['"True"', '"False"'] if "boolean" in admitted else []
+    words += ['"None"'] if "null" in admitted else []
+    others = [kind for kind in ("integer", "number", "object", "array") if kind in admitted]
+    plain = isinstance(schema, Mapping) and _COMBINATORS.isdisjoint(schema)
+    if not words or not plain:
+        found = values.value(schema, root, path, depth)
+        return values.builder.rule("typed", " | ".join([*words, found])) if found else None
+    if others:
+        assert isinstance(schema, Mapping)
+        narrowed = {k: v for k, v in schema.items() if k != "nullable"} | {"type": others}
+        found = values.value(narrowed, root, path, depth)
+        words += [found] if found else []
+    return values.builder.rule("typed", " | ".join(words)) if words else None
+
+
+_COMBINATORS = frozenset({"anyOf", "oneOf", "allOf", "$ref"})
 
 
 def _options(schema: Any) -> list[Any] | None:
@@ -119,5 +146,16 @@ def _options(schema: Any) -> list[Any] | None:
     return list(enum) if isinstance(enum, list) else None
 
 
-_READ_OTHERWISE = r"(?s:(?:True|False|None|-?[0-9].*|[\[{].*))"
-"""Raw text the parser would read as another value (a word, a number, a bracket first)."""
+def _read_otherwise(admitted: frozenset[str] | None) -> str:
+    """Raw text the parser would read as a value of another kind the schema admits (the exact
+    writing of a word or number, a bracket first), with the value's last new line."""
+    kinds = admitted or frozenset({"boolean", "null", "integer", "number", "array", "object"})
+    exact = ["True", "False"] if "boolean" in kinds else []
+    exact += ["None"] if "null" in kinds else []
+    exact += [_NUMBER] if {"integer", "number"} & kinds else []
+    either = [f"(?:{'|'.join(exact)})\\n?"] if exact else []
+    either += [r"[\[{].*"] if {"array", "object"} & kinds else []
+    return f"(?s:{'|'.join(either)})" if either else "(?:[^\\x00-\\x{10ffff}])"
+
+
+_NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:e[+-][0-9]+)?"

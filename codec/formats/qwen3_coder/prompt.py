@@ -56,11 +56,8 @@ class _Tree(Transformer[Token, Any]):
     def parameter(self, children: list[Any]) -> tuple[str, str]:
         return (text_of(children, "ARG_KEY"), text_of(children, "ARG_VALUE"))
 
-    def call(self, children: list[Any]) -> _Call:
-        return (text_of(children, "FUNC_NAME"), [c for c in children if isinstance(c, tuple)])
-
     def tool_call(self, children: list[Any]) -> _Call:
-        return next(c for c in children if isinstance(c, tuple))
+        return (text_of(children, "FUNC_NAME"), [c for c in children if isinstance(c, tuple)])
 
     def result(self, children: list[Any]) -> str:
         return text_of(children, "RESULT_TEXT")
@@ -102,14 +99,14 @@ def _tools(text: str, grammar_file: str) -> tuple[str | None, list[dict[str, Any
     start = text.index(TOOLS_PREAMBLE)
     listing = text[start + len(TOOLS_PREAMBLE) : text.rindex(TOOLS_END)]
     grammar = compiled(grammar_file)
-    tools = listed(listing, _spelling(grammar, "PARAM_CLOSE"), _spelling(grammar, "CALL_CLOSE"))
+    tools = listed(listing, _spelling(grammar, "PARAM_CLOSE"), _spelling(grammar, "FUNC_CLOSE"))
     system = text[:start]
     return (None if system == DEFAULT_SYSTEM else system), tools
 
 
 def _spelling(grammar: CompiledGrammar, terminal: str) -> str:
-    """A marker with the new line the template writes before it (``NAME__NL``)."""
-    return next(text for text, name in grammar.scanned.items() if name == terminal and text.startswith("\n"))
+    """A marker with the new line the template writes before it."""
+    return "\n" + grammar.display(terminal)
 
 
 def _messages(blocks: list[_Block], tools: list[dict[str, Any]]) -> list[AnyMessage]:
