@@ -113,6 +113,12 @@ def _value(
     words = [plain + "?"]
     if exact:
         words.append(b.terminal(b.fresh("py_word").upper(), regex(f"(?:{'|'.join(exact)})\\n?")))
+    containers = [kind for kind in ("object", "array") if admitted is None or kind in admitted]
+    narrowed = {"type": containers} if admitted is None or not isinstance(schema, Mapping) else None
+    if narrowed is None and isinstance(schema, Mapping) and _COMBINATORS.isdisjoint(schema):
+        narrowed = {k: v for k, v in schema.items() if k != "nullable"} | {"type": containers}
+    found = values.value(narrowed, root, path, depth) if containers and narrowed is not None else None
+    words += [found] if found else []
     return b.rule("loose", " | ".join(words))
 
 
