@@ -9,7 +9,9 @@ Two ways, tried in order:
    markers no other grammar has. Markers shared by grammars (``<|think|>``, ``<|image|>``) prove
    nothing and are not counted, nor are bos and eos (a template is given them as variables);
    requiring half keeps out templates of other models that happen to use a few of the same
-   tags (Qwen writes ``<tool_call>``, ``<think>`` and ``<tool_response>`` too).
+   tags (Qwen writes ``<tool_call>``, ``<think>`` and ``<tool_response>`` too). A grammar with no
+   marker of its own (Qwen3's are GLM's and Qwen3-Coder's too) is recognised by its call opener
+   alone, where no other grammar's own marker is found.
 
 Formats that share a grammar (``glm`` and ``glm-effort``) write the same tokens; they are told
 apart by the options their templates read (``jinja2.meta``): the format whose bundled template
@@ -76,10 +78,12 @@ def recognise(template: str, where: str) -> Detection:
     if by_hash is not None:
         return by_hash
     groups = _marker_groups(tuple((spec.name, spec.grammar) for spec in FORMATS.values()))
+    # A grammar with no marker of its own counts only where no other grammar's own marker is found.
+    others_seen = any(marker in template for group in groups for marker in group.distinctive)
     scored = [
-        (sum(marker in group.distinctive for marker in found) / len(group.distinctive), group, found)
+        (sum(marker in group.distinctive for marker in found) / max(len(group.distinctive), 1), group, found)
         for group in groups
-        if (found := _found(template, group))
+        if (found := _found(template, group)) and (group.distinctive or not others_seen)
     ]
     if not scored:
         raise UnknownTemplateError(where, _looked_for(template, groups))

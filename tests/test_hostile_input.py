@@ -163,6 +163,8 @@ def test_canonical_checks_tools_as_render_does(name: str, tools: Any) -> None:
 @pytest.mark.parametrize("value", [DEEP_DICT, HUGE, [HUGE]], ids=["deep", "huge", "huge-inside"])
 def test_canonical_checks_option_values_as_render_does(name: str, value: Any) -> None:
     c = codec.load(name)
+    if not c.options:
+        pytest.skip("the template reads no option")  # Qwen3-Coder's
     option = sorted(c.options)[0]
     with contextlib.suppress(CodecError):  # refused as render refuses it, or kept: never a raw error
         c.canonical([USER], **{option: value})
