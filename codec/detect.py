@@ -9,7 +9,12 @@ Two ways, tried in order:
    markers no other grammar has. Markers shared by grammars (``<|think|>``, ``<|image|>``) prove
    nothing and are not counted, nor are bos and eos (a template is given them as variables);
    requiring half keeps out templates of other models that happen to use a few of the same
-   tags (Qwen writes ``<tool_call>``, ``<think>`` and ``<tool_response>`` too).
+   tags (Qwen writes ``<tool_call>``, ``<think>`` and ``<tool_response>`` too). A grammar with no
+   marker of its own (Qwen3's are GLM's or Qwen3-Coder's too) needs, against each grammar with
+   its call opener, half of the markers that one lacks (Qwen3's ``<|im_start|>`` against GLM, its
+   ``<think>`` against Qwen3-Coder), or its call opener and no other format's marker at all. A grammar with no
+   marker of its own (Qwen3's are GLM's and Qwen3-Coder's too) is recognised by its call opener
+   alone, where no other grammar's own marker is found.
 
 Formats that share a grammar (``glm`` and ``glm-effort``) write the same tokens; they are told
 apart by the options their templates read (``jinja2.meta``): the format whose bundled template
@@ -55,6 +60,8 @@ class _Markers:
     formats: tuple[FormatSpec, ...]  # the registered formats that use this grammar
     call_open: str
     distinctive: tuple[str, ...]  # markers no other grammar has, in grammar order
+    # With none (Qwen3's): per grammar with the same call opener, the markers that one lacks.
+    rivals: tuple[tuple[str, ...], ...] = ()
 
 
 def detect(template: str) -> Detection:
@@ -76,14 +83,11 @@ def recognise(template: str, where: str) -> Detection:
     if by_hash is not None:
         return by_hash
     groups = _marker_groups(tuple((spec.name, spec.grammar) for spec in FORMATS.values()))
-    scored = [
-        (sum(marker in group.distinctive for marker in found) / len(group.distinctive), group, found)
-        for group in groups
-        if (found := _found(template, group))
-    ]
+    every = frozenset(marker for group in groups for marker in (*group.distinctive, *_flat(group.rivals)))
+    scored = [(*scoring, group) for group in groups if (scoring := _scored(template, group, every)) is not None]
     if not scored:
         raise UnknownTemplateError(where, _looked_for(template, groups))
-    _, group, found = max(scored, key=lambda entry: entry[0])
+    _, found, group = max(scored, key=lambda entry: entry[0])
     spec, deciding = _variant(template, group.formats)
     return Detection(spec.name, "tokens", found + deciding)
 
@@ -111,6 +115,7 @@ def _marker_groups(registry: tuple[tuple[str, str], ...]) -> tuple[_Markers, ...
     """One entry per distinct grammar of the registry; ``registry`` (its names and grammars)
     keys the cache, so a format registered at run time makes a new entry."""
     tokens = {grammar: compiled(grammar).special_tokens for grammar in dict.fromkeys(g for _, g in registry)}
+    openers = {grammar: _opener(grammar) for grammar in tokens}
     groups = []
     for grammar, own in tokens.items():
         others = {token for name, theirs in tokens.items() if name != grammar for token in theirs}
@@ -118,14 +123,46 @@ def _marker_groups(registry: tuple[tuple[str, str], ...]) -> tuple[_Markers, ...
         formats = tuple(spec for spec in FORMATS.values() if spec.grammar == grammar)
         # bos and eos reach a template as variables (`{{ bos_token }}`): their text is not in it
         passed_in = {token for spec in formats for token in (spec.bos_token, spec.eos_token)}
-        groups.append(
-            _Markers(
-                formats=formats,
-                call_open=next(text for text, terminal in markers.items() if terminal == _CALL_OPEN),
-                distinctive=tuple(text for text in markers if text in own and text not in others | passed_in),
-            )
-        )
+        distinctive = tuple(text for text in markers if text in own and text not in others | passed_in)
+        rivals = () if distinctive else _rivals(grammar, tokens, openers, passed_in)
+        groups.append(_Markers(formats, openers[grammar], distinctive, rivals))
     return tuple(groups)
+
+
+def _opener(grammar: str) -> str:
+    return next(text for text, terminal in compiled(grammar).markers.items() if terminal == _CALL_OPEN)
+
+
+def _rivals(
+    grammar: str, tokens: dict[str, tuple[str, ...]], openers: dict[str, str], passed_in: set[str | None]
+) -> tuple[tuple[str, ...], ...]:
+    """For a grammar with no marker of its own: per other grammar with the same call opener, the
+    markers this one has and that one lacks (Qwen3 against GLM: ``<|im_start|>``, ...)."""
+    own = [text for text in compiled(grammar).markers if text in tokens[grammar] and text not in passed_in]
+    rivals = (theirs for name, theirs in tokens.items() if name != grammar and openers[name] == openers[grammar])
+    return tuple(found for theirs in rivals if (found := tuple(text for text in own if text not in theirs)))
+
+
+def _flat(rivals: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
+    return tuple(marker for markers in rivals for marker in markers)
+
+
+def _scored(template: str, group: _Markers, every: frozenset[str]) -> tuple[float, tuple[str, ...]] | None:
+    """How well ``template`` matches the group (the share of its markers found) and the
+    evidence, or ``None``. A grammar with no marker of its own needs, against each grammar with
+    its call opener, half of the markers that one lacks; or its call opener and no other marker."""
+    if group.distinctive:
+        found = _found(template, group)
+        return (sum(marker in group.distinctive for marker in found) / len(group.distinctive), found) if found else None
+    if group.call_open not in template:
+        return None
+    if not any(marker in template for marker in every - {group.call_open}):
+        return 0.0, (group.call_open,)
+    shares = [sum(marker in template for marker in markers) / len(markers) for markers in group.rivals]
+    if not shares or min(shares) < 0.5:
+        return None
+    found = tuple(dict.fromkeys(marker for marker in _flat(group.rivals) if marker in template))
+    return min(shares), (group.call_open, *found)
 
 
 def _found(template: str, group: _Markers) -> tuple[str, ...]:
@@ -168,6 +205,10 @@ def _looked_for(template: str, groups: Sequence[_Markers]) -> list[str]:
         names = ", ".join(spec.name for spec in group.formats)
         present = [marker for marker in group.distinctive if marker in template]
         opener = "found" if group.call_open in template else "missing"
+        if not group.distinctive:
+            halves = "; ".join(" ".join(markers) for markers in group.rivals)
+            lines.append(f"{names}: its call opener {group.call_open} ({opener}) and half of each of: {halves}")
+            continue
         lines.append(
             f"{names}: its call opener {group.call_open} ({opener}) and at least "
             f"{(len(group.distinctive) + 1) // 2} of {' '.join(group.distinctive)} "

@@ -15,7 +15,7 @@ from typing import Any
 
 from codec.engine.grammar import compiled
 from codec.errors import CodecError, UnknownFormatError
-from codec.formats import ANY_TEXT, DemoCase, Examples, Family, gemma4, glm, qwen3, solar_open
+from codec.formats import ANY_TEXT, DemoCase, Examples, Family, gemma4, glm, qwen3, qwen3_coder, solar_open
 
 _BOOLEANS = (False, True)
 
@@ -207,6 +207,21 @@ FORMATS: dict[str, FormatSpec] = {
             test_options={"enable_thinking": _BOOLEANS},
             golden_options={"enable_thinking": True},
         ),
+        FormatSpec(
+            name="qwen3-coder",
+            template="qwen3_coder.jinja",
+            grammar=qwen3_coder.GRAMMAR,
+            family=qwen3_coder.FAMILY,
+            model_ids=("Qwen/Qwen3-Coder-30B-A3B-Instruct", "Qwen/Qwen3-Coder-480B-A35B-Instruct"),
+            model_family="qwen3-coder",
+            stop_terminals=("IM_END", "END_OF_TEXT"),
+            examples=qwen3_coder.EXAMPLES,
+            demo=qwen3_coder.demo.QWEN3_CODER,
+            # The template never reads bos_token or eos_token: it writes <|im_end|> itself.
+            turn_terminals=("IM_START",),
+            content_after=("ROLE",),  # `'<|im_start|>' + role + '\n' + content`: white space there is content
+            string_content_only=True,  # the template joins content to strings with `+`
+        ),
     )
 }
 
@@ -234,7 +249,8 @@ def unregister(name: str) -> None:
 
 
 def find(name: str) -> FormatSpec:
-    """The format for a format name or a model id, in any case; ``UnknownFormatError`` with
+    """The format for a format name or a model id, in any case (an id the registry does not list:
+    the format whose ``model_family`` it contains, the longest); ``UnknownFormatError`` with
     close matches (found in any case too)."""
     if not isinstance(name, str):
         raise UnknownFormatError(name, [], formats())
@@ -244,9 +260,15 @@ def find(name: str) -> FormatSpec:
     for spec in FORMATS.values():
         if lowered == spec.name.lower() or lowered in (model_id.lower() for model_id in spec.model_ids):
             return spec
-    for spec in FORMATS.values():
-        if spec.model_ids and spec.model_family in lowered:
-            return spec
+    # A model id ("org/name", a path) or the fragment itself; the longest fragment wins: "qwen3"
+    # is inside every "qwen3-coder" id. A misspelt format name ("qwen3_coder") is not an id.
+    families = [
+        spec
+        for spec in FORMATS.values()
+        if spec.model_ids and spec.model_family in lowered and ("/" in lowered or lowered == spec.model_family)
+    ]
+    if families:
+        return max(families, key=lambda spec: len(spec.model_family))
     known = formats() + [model_id for spec in FORMATS.values() for model_id in spec.model_ids]
     by_lower = {entry.lower(): entry for entry in reversed(known)}  # the first spelling wins
     close = difflib.get_close_matches(lowered, list(by_lower), n=3, cutoff=0.5)

@@ -61,7 +61,8 @@ def test_a_duplicated_argument_keeps_the_first_value_and_the_duplicate_as_conten
         assert codes == ["duplicate_key"]
         content = codec.models.content_text(message.content)
         assert content and is_subsequence(content, text), "the duplicate's text, in order"
-        assert tokens([json.dumps(duplicate)]) <= tokens([content])
+        spellings = (json.dumps(duplicate), str(duplicate))  # str: a scalar as Qwen3-Coder writes it
+        assert any(tokens([spelled]) <= tokens([content]) for spelled in spellings)
         assert fold(events) == message.to_openai()
         for chunks in (list(text), split(text, cuts)):
             streamed = parse(fmt, chunks, [DUPLICATED])
@@ -81,10 +82,10 @@ def test_a_bare_scalar_for_a_string_parameter_stays_its_text(fmt: str) -> None:
     @given(scalar=scalars.filter(lambda value: not isinstance(value, str)))
     def check(scalar: Any) -> None:
         text = call_completion(fmt, [string_city], "f", {"city": scalar, "days": 3})
-        assert json.dumps(scalar) in text
+        written = next(w for w in (json.dumps(scalar), str(scalar)) if w in text)  # str: Qwen3-Coder's None
         for chunks in ([text], list(text)):
             message = parse(fmt, chunks, [string_city])
-            assert [call.arguments for call in message.tool_calls] == [{"city": json.dumps(scalar), "days": 3}]
+            assert [call.arguments for call in message.tool_calls] == [{"city": written, "days": 3}]
             assert not message.diagnostics
 
     check()

@@ -49,6 +49,7 @@ VALUES: list[tuple[str, Any, str]] = [
 ]
 DUPLICATE = ("count", 34)  # written after count's first value (Gemma sorts keys: count, countx, ...)
 _CLOSERS: dict[type, str] = {list: "]", dict: "}"}
+_PYTHON_WORDS = {"true": "True", "false": "False", "null": "None"}
 
 
 def completion(fmt: str) -> str:
@@ -101,6 +102,8 @@ def value_ends(text: str) -> list[tuple[str, Any, int]]:
     falls before its closing quote; for an array or object, after its closing bracket."""
     ends = []
     for key, value, last in VALUES:
+        if text.count(last) != 1:  # Qwen3-Coder's template writes Python's True and None
+            last = _PYTHON_WORDS.get(last, last)
         assert text.count(last) == 1, (last, text)
         end = text.index(last) + len(last)
         closer = _CLOSERS.get(type(value))

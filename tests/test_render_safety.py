@@ -89,6 +89,8 @@ def test_special_token_in_a_response_format_schema_is_refused() -> None:
 @pytest.mark.parametrize("fmt", FORMATS_)
 def test_special_token_in_any_option_value_or_key_is_refused(fmt: str) -> None:
     """Every string an option gives the template, keys included, at any depth."""
+    if not FORMATS[fmt].test_options:
+        pytest.skip("the template reads no option")  # Qwen3-Coder's
     name = next(iter(FORMATS[fmt].test_options))
     token = token_of(fmt)
     with pytest.raises(codec.RenderError, match=rf"in option {name} would be read as structure"):

@@ -110,7 +110,7 @@ def test_the_python_word_false_for_a_boolean_parameter_is_false(fmt: str) -> Non
     """The call written for ``flag=False``, with the model's ``False`` for JSON's ``false``."""
     flags = [tool("f", {"flag": {"type": "boolean"}, "n": {"type": "integer"}})]
     text = call_completion(fmt, flags, "f", {"flag": False, "n": 1})
-    assert text.count("false") == 1
+    assert text.count("false") + text.count("False") == 1  # Qwen3-Coder's template writes False itself
     for chunks in ([text.replace("false", "False")], list(text.replace("false", "False"))):
         message = parse(fmt, chunks, flags)
         assert [call.arguments for call in message.tool_calls] == [{"flag": False, "n": 1}]

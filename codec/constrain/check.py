@@ -35,8 +35,11 @@ class _ByteTokens:
 
 @cache
 def special_tokens(name: str) -> tuple[str, ...]:
-    """A format's special tokens, in token-id order (ids from 256 on)."""
-    return tuple(sorted(compiled(find(name).grammar).special_tokens))
+    """A format's special tokens, in token-id order (ids from 256 on). A marker that opens a tag
+    (``<function=``, Qwen3-Coder's: it ends before the ``>``) is ordinary text to the model's
+    tokenizer, and no grammar can reference it as a special token: it is left out."""
+    markers = compiled(find(name).grammar).special_tokens
+    return tuple(sorted(token for token in markers if not (token.startswith("<") and not token.endswith(">"))))
 
 
 @cache
