@@ -61,8 +61,8 @@ def _reasoning_not_printed(draft: Draft) -> None:
 
 @cache
 def _think_close() -> str:
-    """``</think>``, from the grammar (``THINK_CLOSE``)."""
-    return compiled(GRAMMAR).display("THINK_CLOSE")
+    """``</think>``, from the grammar (``THINK_END``)."""
+    return compiled(GRAMMAR).display("THINK_END")
 
 
 def _think_in_content(draft: Draft) -> None:
