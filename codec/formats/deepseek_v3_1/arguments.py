@@ -81,7 +81,9 @@ class JsonArguments(_SolarJsonArguments):
                 self._no_head(head, base)
             return
         self._head = None
-        self._context.report("malformed", "a call in DeepSeek-V3's layout (type, name, fenced JSON)", base)
+        # The message names what was dropped (the type word, the fence's json): no word is lost.
+        layout = f"a call in DeepSeek-V3's layout: type {_V3_TYPE}, name, fenced json"
+        self._context.report("malformed", layout, base)
         self._context.start(found.group(1), base + found.start(1))
         if found.end() < len(head):
             self._fenced(head[found.end() :], base + found.end())
