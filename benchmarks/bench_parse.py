@@ -1,6 +1,6 @@
 """Parsing speed: ``codec`` side by side with transformers' response parser, on the same input.
 
-For each format (glm, solar-open, gemma4, qwen3) and workload — a short reply; ~2 KB reasoning, ~1 KB
+For each format (glm, solar-open, gemma4, qwen3, deepseek-v3-1) and workload — a short reply; ~2 KB reasoning, ~1 KB
 content and 3 calls; one call whose string argument is 50 KB of code (and 12.5 KB, to see how the
 cost per feed grows) — it times parsing the whole completion (``Codec.parse`` vs
 ``parse_response``) and streaming it as a server sees tokens (special tokens whole, text in
@@ -31,12 +31,12 @@ from transformers.utils.chat_parsing import ResponseParser, parse_response
 from transformers.utils.chat_parsing.response_templates import load_response_template
 
 import codec
-from codec.engine.grammar import special_tokens
+from codec.engine.grammar import compiled, special_tokens
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = json.loads((HERE / "transformers_response_templates.json").read_text(encoding="utf-8"))
-FORMATS = ("glm", "solar-open", "gemma4", "qwen3")
-OPTIONS: dict[str, dict[str, Any]] = {"gemma4": {"enable_thinking": True}}
+FORMATS = ("glm", "solar-open", "gemma4", "qwen3", "deepseek-v3-1")
+OPTIONS: dict[str, dict[str, Any]] = {"gemma4": {"enable_thinking": True}, "deepseek-v3-1": {"thinking": True}}
 NOW = datetime(2026, 1, 31)
 FEED = 4
 BUDGET = 0.4  # seconds of repetitions per measurement, at least MIN_REPEAT runs
@@ -190,11 +190,23 @@ def qwen3_completion(w: Workload) -> str:
     return f"<think>\n{w.reasoning}\n</think>\n\n{w.content}{calls}"
 
 
+def deepseek_v3_1_completion(w: Workload) -> str:
+    token = compiled("deepseek_v3_1.lark").display  # its bars are fullwidth: spelled once, in the grammar
+    calls = "".join(
+        token("CALL_OPEN") + c.name + token("CALL_ARGS") + json.dumps(c.arguments, ensure_ascii=False)
+        + token("CALL_CLOSE")
+        for c in w.calls
+    )  # fmt: skip
+    block = token("CALLS_OPEN") + calls + token("CALLS_CLOSE") if calls else ""
+    return w.reasoning + token("THINK_END") + w.content + block + token("EOS")
+
+
 COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "glm": glm_completion,
     "solar-open": solar_completion,
     "gemma4": gemma_completion,
     "qwen3": qwen3_completion,
+    "deepseek-v3-1": deepseek_v3_1_completion,
 }
 
 

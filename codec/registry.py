@@ -15,7 +15,7 @@ from typing import Any
 
 from codec.engine.grammar import compiled
 from codec.errors import CodecError, UnknownFormatError
-from codec.formats import ANY_TEXT, DemoCase, Examples, Family, gemma4, glm, qwen3, qwen3_coder, solar_open
+from codec.formats import ANY_TEXT, DemoCase, Examples, Family, deepseek_v3_1, gemma4, glm, qwen3, qwen3_coder, solar_open
 
 _BOOLEANS = (False, True)
 
@@ -221,6 +221,28 @@ FORMATS: dict[str, FormatSpec] = {
             turn_terminals=("IM_START",),
             content_after=("ROLE",),  # `'<|im_start|>' + role + '\n' + content`: white space there is content
             string_content_only=True,  # the template joins content to strings with `+`
+        ),
+        FormatSpec(
+            name="deepseek-v3-1",
+            template="deepseek_v3_1.jinja",
+            grammar=deepseek_v3_1.GRAMMAR,
+            family=deepseek_v3_1.FAMILY,
+            model_ids=(
+                "deepseek-ai/DeepSeek-V3.1",
+                "deepseek-ai/DeepSeek-V3.1-Base",
+                "deepseek-ai/DeepSeek-V3.1-Terminus",
+            ),
+            model_family="deepseek-v3.1",
+            stop_terminals=("EOS",),
+            examples=deepseek_v3_1.EXAMPLES,
+            demo=deepseek_v3_1.demo.DEEPSEEK_V3_1,
+            bos_terminal="BOS",
+            eos_terminal="EOS",  # the template writes it itself; transformers passes it all the same
+            turn_terminals=("USER", "ASSISTANT", "OUTPUT_OPEN"),
+            content_after=("THINK_END",),  # `<think></think>` + content: white space there is content
+            string_content_only=True,  # the template joins content to strings with `+`
+            test_options={"thinking": _BOOLEANS, "enable_thinking": _BOOLEANS},
+            golden_options={"thinking": True},
         ),
     )
 }

@@ -43,7 +43,9 @@ def completion_after(
     writes after the last one separates turns and is no part of the completion (Gemma's new
     line after ``<turn|>``). Where there is no generation prompt, the model goes on in the turn
     the history ended in (Gemma after a tool result), and white space the template writes
-    first joins two messages of that turn: the model does not write it either."""
+    first joins two messages of that turn: the model does not write it either. White space the
+    message's content starts with, written as it is (DeepSeek-V3.1 writes a reply after a tool
+    result with nothing before it), is the model's own and stays."""
     try:
         prompt = c.render(history, tools=tools, now=now, **options)
         bare = c.render(history, tools=tools, add_generation_prompt=False, now=now, **options)
@@ -56,7 +58,33 @@ def completion_after(
     ends = [completion.rfind(token) + len(token) for token in c.stop_tokens if token in completion]
     if ends and completion[max(ends) :].isspace():
         completion = completion[: max(ends)]
-    return completion.lstrip() if prompt == bare else completion
+    if prompt != bare or _own_white_space(c, history, message, tools, now, options, prompt, completion):
+        return completion
+    return completion.lstrip()
+
+
+def _own_white_space(
+    c: codec.Codec,
+    history: list[Any],
+    message: Any,
+    tools: Any,
+    now: datetime,
+    options: dict[str, Any],
+    prompt: str,
+    completion: str,
+) -> bool:
+    """Whether ``completion`` starts with the white space of the message's content, written as
+    it is: the same message without it is written as the rest of the completion."""
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, str) or not content[:1].isspace() or not completion.startswith(content[:1]):
+        return False
+    trimmed = {**message, "content": content.lstrip()}
+    try:
+        again = c.render([*history, trimmed], tools=tools, add_generation_prompt=False, now=now, **options)
+    except codec.RenderError:
+        return False
+    lead = len(content) - len(content.lstrip())
+    return again.startswith(prompt) and again[len(prompt) :].startswith(completion[lead:])
 
 
 def expected_reply(

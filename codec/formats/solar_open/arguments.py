@@ -33,8 +33,8 @@ class JsonArguments:
         self._sent: list[str] = []  # the JSON fragments streamed so far
         self._rejected: list[str] = []  # refused text, held until the call ends
 
-    def name(self, written: str, terminal: str, inserted: bool) -> str:
-        return written
+    def name(self, written: str, terminal: str, inserted: bool) -> str | None:
+        return written  # as the reader interface has it: a subclass may read the name later
 
     def token(self, terminal: str, text: str, inserted: bool) -> None:
         if terminal == "CALL_ARGS":
