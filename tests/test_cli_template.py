@@ -221,10 +221,10 @@ def test_read_request_sorts_every_field(fmt: str) -> None:
     request = read_request(body, c)
     assert (request.messages, request.tools, request.options) == (HISTORY, TOOLS, {})
     assert (request.tool_choice, request.stream, request.model, request.sampling) == ("auto", True, "m", sampling)
-    option = sorted(c.options)[0]
-    with pytest.raises(RequestError, match="send it in chat_template_kwargs") as raised:
-        read_request({"messages": HISTORY, option: True}, c)
-    assert raised.value.param == option
+    for option in sorted(c.options)[:1]:  # a template without options (kimi-k2) has none to misplace
+        with pytest.raises(RequestError, match="send it in chat_template_kwargs") as raised:
+            read_request({"messages": HISTORY, option: True}, c)
+        assert raised.value.param == option
 
 
 def test_reasoning_effort_given_twice_must_agree() -> None:

@@ -89,12 +89,12 @@ def test_special_token_in_a_response_format_schema_is_refused() -> None:
 @pytest.mark.parametrize("fmt", FORMATS_)
 def test_special_token_in_any_option_value_or_key_is_refused(fmt: str) -> None:
     """Every string an option gives the template, keys included, at any depth."""
-    name = next(iter(FORMATS[fmt].test_options))
     token = token_of(fmt)
-    with pytest.raises(codec.RenderError, match=rf"in option {name} would be read as structure"):
-        codec.load(fmt).render([USER], now=NOW, **{name: f"x{token}"})
-    with pytest.raises(codec.RenderError, match=rf"in option {name}\.a\[1\] key"):
-        codec.load(fmt).render([USER], now=NOW, **{name: {"a": [1, {f"k{token}": 2}]}})
+    for name in list(FORMATS[fmt].test_options)[:1]:  # a template without options (kimi-k2) reads none
+        with pytest.raises(codec.RenderError, match=rf"in option {name} would be read as structure"):
+            codec.load(fmt).render([USER], now=NOW, **{name: f"x{token}"})
+        with pytest.raises(codec.RenderError, match=rf"in option {name}\.a\[1\] key"):
+            codec.load(fmt).render([USER], now=NOW, **{name: {"a": [1, {f"k{token}": 2}]}})
 
 
 @pytest.mark.parametrize("fmt", FORMATS_)
