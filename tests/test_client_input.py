@@ -170,8 +170,12 @@ def test_mapping_developer_matters_where_the_template_has_no_such_role(fmt: str)
         unmapped = _reference(fmt, history)
     except Exception:  # the template itself refuses the role: mapping it is no worse
         unmapped = ""
-    assert "Answer in French." not in unmapped
-    assert "Answer in French." in codec.load(fmt).render(history, now=NOW)
+    rendered = codec.load(fmt).render(history, now=NOW)
+    assert "Answer in French." in rendered
+    if "Answer in French." in unmapped:  # written bare, outside any turn (Kimi K2's template, for an unknown role)
+        assert unmapped != rendered
+    else:
+        assert "Answer in French." not in unmapped
 
 
 @pytest.mark.parametrize("fmt", FORMAT_NAMES)
