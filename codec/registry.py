@@ -15,7 +15,19 @@ from typing import Any
 
 from codec.engine.grammar import compiled
 from codec.errors import CodecError, UnknownFormatError
-from codec.formats import ANY_TEXT, DemoCase, Examples, Family, deepseek_v3_1, gemma4, glm, qwen3, qwen3_coder, solar_open
+from codec.formats import (
+    ANY_TEXT,
+    DemoCase,
+    Examples,
+    Family,
+    deepseek_v3_1,
+    gemma4,
+    glm,
+    kimi_k2,
+    qwen3,
+    qwen3_coder,
+    solar_open,
+)
 
 _BOOLEANS = (False, True)
 
@@ -243,6 +255,23 @@ FORMATS: dict[str, FormatSpec] = {
             string_content_only=True,  # the template joins content to strings with `+`
             test_options={"thinking": _BOOLEANS, "enable_thinking": _BOOLEANS},
             golden_options={"thinking": True},
+        ),
+        FormatSpec(
+            name="kimi-k2",
+            template="kimi_k2.jinja",
+            grammar=kimi_k2.GRAMMAR,
+            family=kimi_k2.FAMILY,
+            model_ids=("moonshotai/Kimi-K2-Instruct",),
+            model_family="kimi-k2",
+            stop_terminals=("IM_END",),
+            examples=kimi_k2.EXAMPLES,
+            demo=kimi_k2.demo.KIMI_K2,
+            # The template never reads bos_token or eos_token: it writes <|im_end|> itself.
+            turn_terminals=("IM_SYSTEM", "IM_USER", "IM_ASSISTANT"),
+            content_after=("IM_MIDDLE",),  # a turn's text follows its header: white space there is content
+            # A list of parts on a tool result or an assistant turn with calls is written as
+            # Python's repr of the list (`{{ message['content'] }}`).
+            string_content_only=True,
         ),
     )
 }

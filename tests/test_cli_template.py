@@ -222,7 +222,7 @@ def test_read_request_sorts_every_field(fmt: str) -> None:
     assert (request.messages, request.tools, request.options) == (HISTORY, TOOLS, {})
     assert (request.tool_choice, request.stream, request.model, request.sampling) == ("auto", True, "m", sampling)
     if not c.options:
-        pytest.skip("the template reads no option")  # Qwen3-Coder's
+        pytest.skip("the template reads no option")
     option = sorted(c.options)[0]
     with pytest.raises(RequestError, match="send it in chat_template_kwargs") as raised:
         read_request({"messages": HISTORY, option: True}, c)

@@ -78,6 +78,9 @@ class ArgumentContext:
     text, ``at`` characters into the piece being read, for a syntax that writes the name inside
     the arguments text (Qwen's ``{"name": …, "arguments": …}``): the reader's ``name`` returned
     ``None``, and nothing of the call is sent before this."""
+    call_id: Callable[[], str] = lambda: ""
+    """The id the model wrote for the call (``CALL_ID``), for a syntax that writes the name
+    inside the id (Kimi K2's ``functions.NAME:0``): complete by the first argument token."""
 
 
 class ArgumentReader(Protocol):

@@ -256,6 +256,7 @@ class MessageBuilder:
                 string_sink=lambda held=None: self._string_sink(call, held),
                 parameters=lambda: call.parameters,
                 start=lambda name, at=0: self._named(call, name, at),
+                call_id=lambda: "".join(call.id_parts),
             )
             call.arguments = self._arguments(context)
             if not call.started:
