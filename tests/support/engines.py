@@ -55,7 +55,7 @@ def cases() -> list[tuple[str, str, str, dict[str, Any]]]:
         answer = _answer(name)
         if answer is not None:
             found.append((name, "answer", answer, {}))
-    return [(name, case, _unstopped(name, text), options) for name, case, text, options in found]
+    return [(name, case, _unstopped(name, text, options), options) for name, case, text, options in found]
 
 
 def _answer(fmt: str) -> str | None:
@@ -74,10 +74,25 @@ def _answer(fmt: str) -> str | None:
     return completion
 
 
-def _unstopped(fmt: str, completion: str) -> str:
+def _unstopped(fmt: str, completion: str, options: dict[str, Any]) -> str:
+    """The completion without a stop token at its end, nor a marker there whose loss changes
+    nothing a client sees (a block's closer the parse does without: DeepSeek's end of the calls
+    block, Kimi's end of the calls section): the last delta must carry something, or losing it
+    could not be noticed."""
     for stop in FORMATS[fmt].stop_tokens:
         completion = completion.removesuffix(stop)
+    markers = sorted(special_tokens(FORMATS[fmt].grammar), key=len, reverse=True)
+    while (ender := next((m for m in markers if completion.endswith(m)), None)) is not None:
+        shorter = completion[: -len(ender)]
+        if _seen(expected(fmt, shorter, options)) != _seen(expected(fmt, completion, options)):
+            break
+        completion = shorter
     return completion
+
+
+def _seen(reply: dict[str, Any]) -> dict[str, Any]:
+    """What a client sees of a reply, but the ids codec makes anew at each parse."""
+    return {key: value for key, value in reply.items() if key != "ids"}
 
 
 class MarkerTokenizer:
