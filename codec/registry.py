@@ -4,6 +4,9 @@ Adding a format means adding a template to ``templates/``, a grammar to ``gramma
 folder ``codec/formats/<family>/`` (or reusing one) and an entry here; never a subclass. The
 entry links the format to its family by import (checked by mypy) and holds what tests, the CLI
 and the demo need to know about it: stop tokens, options worth testing, completion examples.
+
+Longer than ~300 lines: the table of formats (``FORMATS``) grows by one entry per format; the
+code around it is short.
 """
 
 from __future__ import annotations

@@ -24,7 +24,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from codec.arguments.json_stream import JsonArgumentsStream
 from codec.arguments.reader import ArgumentContext
 from codec.formats.solar_open.arguments import JsonArguments as _SolarJsonArguments
 
@@ -45,6 +44,7 @@ class JsonArguments(_SolarJsonArguments):
         self._v3 = False  # the call is written in DeepSeek-V3's layout
         self._head: list[str] | None = None  # its text while the name is not yet read
         self._shift = 0  # where the text fed to Solar's reader starts in the piece being read
+        self._fence = ""  # white space and backticks after the closed object: a fence, or text if more follows
 
     def name(self, written: str, terminal: str, inserted: bool) -> str | None:
         if written.strip() == _V3_TYPE and not inserted:
@@ -68,6 +68,7 @@ class JsonArguments(_SolarJsonArguments):
         if self._head:  # never named: the text is content
             self._context.content("".join(self._head))
         self._head = None
+        self._fence = ""  # nothing followed it: the closing fence, dropped
         super().finish(truncated)
 
     def _read_head(self, text: str) -> None:
@@ -93,17 +94,22 @@ class JsonArguments(_SolarJsonArguments):
         named ``function``, as written, and the text is its arguments."""
         self._head, self._v3 = None, False
         self._context.start(_V3_TYPE, base)
-        super().token("ARGS_JSON", head, False)
+        self._fed_at(head, base)
 
     def _fenced(self, text: str, at: int = 0) -> None:
         """JSON text of a call in V3's layout, ``at`` characters into the piece being read: the
-        white space and backticks it ends with are fed only while the object is open (after it,
-        they are the closing fence, dropped)."""
+        white space and backticks it ends with are fed while the object is open; after it they
+        are held, the closing fence if nothing else follows in the call (dropped), else fed with
+        what follows — whatever the pieces, as a whole parse reads them."""
+        held, self._fence = self._fence, ""
+        text, at = held + text, at - len(held)
         body = text.rstrip(_FENCE)
         if body:
             self._fed_at(body, at)
         tail = text[len(body) :]
-        if tail and not (self._json is not None and self._json.closed):
+        if tail and self._json is not None and self._json.closed:
+            self._fence = tail
+        elif tail:
             self._fed_at(tail, at + len(body))
 
     def _fed_at(self, text: str, at: int) -> None:
@@ -111,7 +117,6 @@ class JsonArguments(_SolarJsonArguments):
         super().token("ARGS_JSON", text, False)
         self._shift = 0
 
-    def _reject(self, stream: JsonArgumentsStream, text: str, rejected: str) -> None:
-        # Solar's reader places refused text from the start of what it was fed: here that is
-        # ``_shift`` characters into the piece being read.
-        super()._reject(stream, " " * self._shift + text, rejected)
+    def _rejected_at(self, text: str, rejected: str) -> int:
+        # What was fed starts ``_shift`` characters into the piece being read (< 0: in an earlier one).
+        return self._shift + len(text) - len(rejected)

@@ -121,14 +121,20 @@ class JsonArguments:
     def _reject(self, stream: JsonArgumentsStream, text: str, rejected: str) -> None:
         if stream.too_deep:
             self._context.content(rejected)
-            at = len(text) - len(rejected)  # where the rejected text starts: the same however chunked
+            at = self._rejected_at(text, rejected)  # the same however chunked
             self._context.stop("too_deep", f"arguments nested deeper than {self._context.limits.max_depth}", at)
             return
         if not self._rejecting:  # one diagnostic for the whole rejected rest, however chunked
-            at = len(text) - len(rejected)  # where the rejected text starts (earlier chunks: < 0)
-            self._context.report("invalid_arguments", "arguments text that is not JSON", at)
+            self._context.report(
+                "invalid_arguments", "arguments text that is not JSON", self._rejected_at(text, rejected)
+            )
             self._rejecting = True
         self._rejected.append(rejected)
+
+    def _rejected_at(self, text: str, rejected: str) -> int:
+        """Where ``rejected``, the end of the ``text`` just fed, starts in the piece being read
+        (in an earlier piece: < 0): ``text`` ends where that piece does."""
+        return len(text) - len(rejected)
 
     def _sent_text(self) -> str:
         """The JSON streamed so far: all of the object when it was taken whole (its one
