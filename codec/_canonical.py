@@ -68,6 +68,26 @@ def map_arguments(draft: Draft, change: Callable[[ToolCall], dict[str, Any]]) ->
             draft.messages[index] = message.model_copy(update={"tool_calls": calls})
 
 
+def number_calls(draft: Draft) -> None:
+    """For a template that writes no call ids: the calls are numbered ``call_0``, ``call_1``, ...
+    in order, and a tool result takes the id of the call at its position in the run of results
+    right after the assistant message (``None`` when there is no such call). The family's rule
+    that calls this quotes the template line that writes no id."""
+    count, position = 0, 0
+    calls: tuple[ToolCall, ...] = ()
+    for index, message in enumerate(draft.messages):
+        if isinstance(message, AssistantMessage):
+            calls = tuple(c.model_copy(update={"id": f"call_{count + n}"}) for n, c in enumerate(message.tool_calls))
+            count, position = count + len(calls), 0
+            draft.messages[index] = message.model_copy(update={"tool_calls": calls})
+        elif isinstance(message, ToolMessage):
+            own = calls[position].id if position < len(calls) else None
+            draft.messages[index] = message.model_copy(update={"tool_call_id": own})
+            position += 1
+        else:
+            calls = ()
+
+
 def developer_as_system(draft: Draft) -> None:
     """A ``developer`` message is given to the template as a ``system`` message, because the
     template has no ``developer`` role: it comes back as a system message.

@@ -10,9 +10,9 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
-from codec._canonical import Draft, Rule, names_not_printed, tool_responses_not_printed
+from codec._canonical import Draft, Rule, names_not_printed, number_calls, tool_responses_not_printed
 from codec.engine.grammar import compiled
-from codec.models import AnyMessage, AssistantMessage, SystemMessage, ToolCall, ToolMessage, UserMessage
+from codec.models import AnyMessage, AssistantMessage, SystemMessage, ToolMessage, UserMessage
 
 if TYPE_CHECKING:
     from codec.registry import FormatSpec
@@ -143,19 +143,7 @@ def _call_ids(draft: Draft) -> None:
 
     ``{{'<｜tool▁call▁begin｜>'+ tool['function']['name'] + '<｜tool▁sep｜>' + …`` (no id)
     """
-    count, position = 0, 0
-    calls: tuple[ToolCall, ...] = ()
-    for index, message in enumerate(draft.messages):
-        if isinstance(message, AssistantMessage):
-            calls = tuple(c.model_copy(update={"id": f"call_{count + n}"}) for n, c in enumerate(message.tool_calls))
-            count, position = count + len(calls), 0
-            draft.messages[index] = message.model_copy(update={"tool_calls": calls})
-        elif isinstance(message, ToolMessage):
-            own = calls[position].id if position < len(calls) else None
-            draft.messages[index] = message.model_copy(update={"tool_call_id": own})
-            position += 1
-        else:
-            calls = ()
+    number_calls(draft)
 
 
 def _generation_prompt_after_a_user(draft: Draft) -> None:

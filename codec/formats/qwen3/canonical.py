@@ -8,9 +8,9 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
-from codec._canonical import Draft, Rule, names_not_printed, tool_responses_not_printed
+from codec._canonical import Draft, Rule, names_not_printed, number_calls, tool_responses_not_printed
 from codec.engine.grammar import compiled
-from codec.models import AssistantMessage, ToolCall, ToolMessage, UserMessage
+from codec.models import AssistantMessage, ToolMessage, UserMessage
 
 if TYPE_CHECKING:
     from codec.registry import FormatSpec
@@ -113,25 +113,7 @@ def _call_ids(draft: Draft) -> None:
 
     ``{{- '<tool_call>\\n{"name": "' }}{{- tool_call.name }}{{- '", "arguments": ' }}`` (no id)
     """
-    count = 0
-    calls: tuple[ToolCall, ...] = ()
-    for index, message in enumerate(draft.messages):
-        if isinstance(message, AssistantMessage):
-            calls = tuple(
-                call.model_copy(update={"id": f"call_{count + n}"}) for n, call in enumerate(message.tool_calls)
-            )
-            count += len(calls)
-            draft.messages[index] = message.model_copy(update={"tool_calls": calls})
-        elif isinstance(message, ToolMessage):
-            position = 0
-            while index - position - 1 >= 0 and isinstance(draft.messages[index - position - 1], ToolMessage):
-                position += 1
-            opener = index - position - 1
-            after_assistant = opener >= 0 and isinstance(draft.messages[opener], AssistantMessage)
-            own = calls[position].id if after_assistant and position < len(calls) else None
-            draft.messages[index] = message.model_copy(update={"tool_call_id": own})
-        else:
-            calls = ()
+    number_calls(draft)
 
 
 def _thinking_option(draft: Draft) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codec._canonical import Draft, Rule, map_arguments, names_not_printed, tool_responses_not_printed
+from codec._canonical import Draft, Rule, map_arguments, names_not_printed, number_calls, tool_responses_not_printed
 from codec.arguments.schema import property_schema, tool_schema
 from codec.formats.qwen3_coder.prompt import DEFAULT_SYSTEM
 from codec.formats.qwen3_coder.tools import as_listed
@@ -113,28 +113,7 @@ def _call_ids(draft: Draft) -> None:
 
     ``{{- '\\n<tool_call>\\n<function=' + tool_call.name + '>\\n' }}`` (no id)
     """
-    count = 0
-    calls: tuple[ToolCall, ...] = ()
-    for index, message in enumerate(draft.messages):
-        if isinstance(message, AssistantMessage):
-            calls = tuple(
-                call.model_copy(update={"id": f"call_{count + n}"}) for n, call in enumerate(message.tool_calls)
-            )
-            count += len(calls)
-            draft.messages[index] = message.model_copy(update={"tool_calls": calls})
-        elif isinstance(message, ToolMessage):
-            draft.messages[index] = message.model_copy(update={"tool_call_id": _own_id(draft, index, calls)})
-        else:
-            calls = ()
-
-
-def _own_id(draft: Draft, index: int, calls: tuple[ToolCall, ...]) -> str | None:
-    position = 0
-    while index - position - 1 >= 0 and isinstance(draft.messages[index - position - 1], ToolMessage):
-        position += 1
-    opener = index - position - 1
-    after_assistant = opener >= 0 and isinstance(draft.messages[opener], AssistantMessage)
-    return calls[position].id if after_assistant and position < len(calls) else None
+    number_calls(draft)
 
 
 def _no_options(draft: Draft) -> None:
