@@ -25,10 +25,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from codec.arguments.emitter import dumps
+from codec.arguments.json_arguments import JsonArgumentsText
 from codec.arguments.json_stream import JsonArgumentsStream
 from codec.arguments.lenient_value import lossless
-from codec.arguments.read_again import read_again
 from codec.arguments.reader import ArgumentContext
 from codec.arguments.tolerant import decode_arguments, decode_value
 from codec.formats.qwen3.head import HEAD_LIMIT, MORE, Whole, read_head
@@ -36,24 +35,19 @@ from codec.formats.qwen3.head import HEAD_LIMIT, MORE, Whole, read_head
 _KEYS = ("arguments", "parameters")
 
 
-class CallObject:
+class CallObject(JsonArgumentsText):
     """The arguments of one Qwen3 call: ``CALL_HEAD`` (``{"name": "…", "arguments":``) and
     ``CALL_JSON``, the rest of the call object (all of it when it has no such head)."""
 
     terminals: ClassVar[frozenset[str]] = frozenset({"CALL_HEAD", "CALL_JSON"})
 
     def __init__(self, context: ArgumentContext) -> None:
-        self._context = context
+        super().__init__(context)
         self._head: list[str] = []  # text before the name is known
         self._whole: Whole | None = None  # the object held until it closes (keys out of order)
-        self._json: JsonArgumentsStream | None = None
         self._closed = False  # the object's own ``}`` after the arguments
-        self._rejecting = False
         self._junk = False  # text after the call object's ``}`` (content from there on)
         self._line_ended = False  # a new line after the object's ``}``: the template's `}\n</tool_call>`
-        self._written: list[str] = []  # the arguments text, for a second, lenient reading
-        self._sent: list[str] = []
-        self._rejected: list[str] = []
         self._done = False  # the arguments were read whole at once
 
     def name(self, written: str, terminal: str, inserted: bool) -> str | None:
@@ -122,14 +116,7 @@ class CallObject:
             return
         if self._rejected and not truncated and self._reread():
             return
-        for rejected in self._rejected:
-            self._context.content(rejected)
-        emitter = self._context.emitter
-        if truncated and emitter.in_string and emitter.depth == 1:
-            self._delta(emitter.end_string())
-        fragment, complete = self._json.close()
-        if self._json.dropped:  # a duplicate's number or word that only the end of output ended
-            self._keep_dropped(self._json, at_end=True)
+        fragment, complete = self._close_json(self._json, truncated)
         if not complete and not self._json.closed:  # closed, then refused the object's own ``}``: whole
             self._context.report("incomplete_arguments", "the arguments JSON was cut short")
             self._context.content(self._json.unconsumed)
@@ -257,44 +244,8 @@ class CallObject:
             self._junk = True
             self._context.content(text[position:])
 
-    def _delta(self, fragment: str) -> None:
-        self._sent.append(fragment)
-        self._context.delta(fragment)
-
-    def _keep_dropped(self, stream: JsonArgumentsStream, base: int = 0, at_end: bool = False) -> None:
-        """A duplicate member's text goes to content; ``base``: where the text the JSON reader
-        was fed starts in the piece being read; ``at_end``: the output ended it, and the parser
-        stands after all the text (as Solar's reader)."""
-        for dropped, at in zip(stream.dropped, stream.dropped_at, strict=True):
-            where = -len(dropped) if at_end else base + at
-            self._context.report("duplicate_key", "an argument given twice; the first is kept", where)
-            self._context.content(dropped)
-        stream.dropped.clear()
-        stream.dropped_at.clear()
-
-    def _reject(self, stream: JsonArgumentsStream, rejected: str, at: int) -> None:
-        if stream.too_deep:
-            self._context.content(rejected)
-            self._context.stop("too_deep", f"arguments nested deeper than {self._context.limits.max_depth}", at)
-            return
-        if not self._rejecting:
-            self._context.report("invalid_arguments", "arguments text that is not JSON", at)
-            self._rejecting = True
-        self._rejected.append(rejected)
-
-    def _sent_text(self) -> str:
-        if self._json is not None and self._json.taken:
-            return dumps(self._context.emitter.value)[:-1]
-        return "".join(self._sent)
-
-    def _reread(self) -> bool:
-        """The arguments read again, leniently: a JSON string holding them (double-encoded),
-        Python's syntax, ... The call object's own ``}`` is not theirs."""
+    def _reread_text(self) -> str:
+        """The arguments text (a JSON string holding them, Python's syntax, ...) without the
+        call object's own ``}``, which is not theirs."""
         text = "".join(self._written).rstrip()
-        if text.endswith("}") and not self._closed:
-            text = text[:-1]
-        rest = read_again(self._context, text, self._sent_text())
-        if rest is None:
-            return False
-        self._delta(rest)
-        return True
+        return text[:-1] if text.endswith("}") and not self._closed else text
