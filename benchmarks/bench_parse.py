@@ -35,7 +35,7 @@ from codec.engine.grammar import compiled, special_tokens
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = json.loads((HERE / "transformers_response_templates.json").read_text(encoding="utf-8"))
-FORMATS = ("glm", "solar-open", "gemma4", "qwen3", "deepseek-v3-1")
+FORMATS = ("glm", "solar-open", "gemma4", "qwen3", "qwen3-coder", "deepseek-v3-1", "kimi-k2")
 OPTIONS: dict[str, dict[str, Any]] = {"gemma4": {"enable_thinking": True}, "deepseek-v3-1": {"thinking": True}}
 NOW = datetime(2026, 1, 31)
 FEED = 4
@@ -201,12 +201,41 @@ def deepseek_v3_1_completion(w: Workload) -> str:
     return w.reasoning + token("THINK_END") + w.content + block + token("EOS")
 
 
+def qwen3_coder_completion(w: Workload) -> str:
+    # The template writes a string bare and anything else as JSON, each on lines of its own.
+    def value(v: Any) -> str:
+        return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+
+    calls = "".join(
+        f"\n<tool_call>\n<function={c.name}>\n"
+        + "".join(f"<parameter={k}>\n{value(v)}\n</parameter>\n" for k, v in c.arguments.items())
+        + "</function>\n</tool_call>"
+        for c in w.calls
+    )
+    # Qwen3-Coder has no think block: the workload's reasoning is written as content before it.
+    return f"{w.reasoning}\n\n{w.content}{calls}<|im_end|>"
+
+
+def kimi_k2_completion(w: Workload) -> str:
+    # Kimi K2 (instruct) has no think block either; its ids spell the name: functions.NAME:INDEX.
+    calls = "".join(
+        f"<|tool_call_begin|>functions.{c.name}:{index}<|tool_call_argument_begin|>"
+        + json.dumps(c.arguments, ensure_ascii=False)
+        + "<|tool_call_end|>"
+        for index, c in enumerate(w.calls)
+    )
+    block = f"<|tool_calls_section_begin|>{calls}<|tool_calls_section_end|>" if calls else ""
+    return f"{w.reasoning}\n\n{w.content}{block}<|im_end|>"
+
+
 COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "glm": glm_completion,
     "solar-open": solar_completion,
     "gemma4": gemma_completion,
     "qwen3": qwen3_completion,
+    "qwen3-coder": qwen3_coder_completion,
     "deepseek-v3-1": deepseek_v3_1_completion,
+    "kimi-k2": kimi_k2_completion,
 }
 
 
