@@ -1,5 +1,5 @@
-"""The GLM-4.5 family (``glm-4-5``, ``glm-4-6``): ``grammars/glm45.lark``, the templates
-``glm45.jinja`` and ``glm46.jinja``.
+"""The GLM-4.5 family (``glm-4-5``, for GLM-4.5, 4.5-Air and 4.6): ``grammars/glm45.lark``,
+``templates/glm45.jinja``.
 
 GLM-4.5 and 4.6 write GLM-5's tokens in a layout of their own: a new line before ``<think>``,
 the content and each call, and between a call's name and each of its markers. Their prompts

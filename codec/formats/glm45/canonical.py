@@ -1,8 +1,7 @@
-"""What the GLM-4.5 template keeps of a conversation (``glm-4-5``, ``glm-4-6``), rule by rule.
+"""What the GLM-4.5 template keeps of a conversation (``glm-4-5``), rule by rule.
 
-Template lines are quoted from ``templates/glm45.jinja``; ``glm46.jinja`` differs only in
-refusing arguments that are not a mapping, which the models never pass. The reader
-(``prompt``) gives back exactly the result.
+Template lines are quoted from ``templates/glm45.jinja``. The reader (``prompt``) gives back
+exactly the result.
 """
 
 from __future__ import annotations

@@ -21,4 +21,3 @@ COMPLETION = (
 )
 
 GLM45 = DemoCase("Z.ai GLM-4.5 — the model opens <think>; one marker a line in calls", COMPLETION)
-GLM46 = DemoCase("Z.ai GLM-4.6 (llama.cpp's template revision) — GLM-4.5's layout", COMPLETION)

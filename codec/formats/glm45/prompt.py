@@ -33,8 +33,8 @@ if TYPE_CHECKING:
 
 NO_THINK = "/nothink"
 """What the template writes after every user message when ``enable_thinking`` is false, unless
-the message ends with it already:
-``{{- '/nothink' if (enable_thinking is defined and not enable_thinking and not visible_text(m.content).endswith("/nothink")) else '' -}}``"""
+the message ends with it already: ``{{- '/nothink' if (enable_thinking is defined and not
+enable_thinking and not visible_text(m.content).endswith("/nothink")) else '' -}}``"""
 
 
 @dataclass
