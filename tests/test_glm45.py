@@ -17,7 +17,10 @@ TOOLS: list[dict[str, Any]] = [
         },
     }
 ]
-CALL = "\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>"
+CALL = (
+    "\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>"
+    "\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>"
+)
 
 
 def test_the_templates_line_breaks_are_no_part_of_names_or_content_even_strict() -> None:
@@ -65,7 +68,7 @@ def test_a_call_inside_an_unclosed_think_is_a_call() -> None:
 
 
 def test_a_missing_value_close_keeps_both_arguments() -> None:
-    text = "\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>"
+    text = CALL.replace("Paris</arg_value>", "Paris")
     reply = C.parse(text, tools=TOOLS)
     assert [c.arguments for c in reply.tool_calls] == [{"city": "Paris", "days": 3}]
     assert reply.diagnostics
