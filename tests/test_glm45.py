@@ -78,3 +78,19 @@ def test_the_whole_tool_object_is_listed_and_read_back() -> None:
     prompt = C.render([{"role": "user", "content": "hi"}], tools=TOOLS)
     assert '{"type": "function", "function": {"name": "get_weather"' in prompt
     assert list(C.parse_prompt(prompt).tools) == TOOLS
+
+
+def test_thinking_off_the_new_line_before_the_content_is_the_prompts_last_marker() -> None:
+    """The prompt ends at `</think>`; the template writes `</think>\\n` + content, so the reply's
+    first new line is that marker's (the engine's spelling carried over from the prompt), however
+    the reply is chunked, with offsets counted from the reply's start."""
+    for chunks in (["\nHello"], ["\n", "Hello"], list("\nHello"), ["", "\n", "", "Hel", "lo"]):
+        parser = C.stream(enable_thinking=False, strict=True)
+        for chunk in chunks:
+            parser.feed(chunk)
+        parser.close()
+        assert parser.message.content == "Hello", chunks
+    assert C.parse("\n\nHello", enable_thinking=False).content == "\nHello"  # one new line is the marker's
+    assert C.parse("\n", enable_thinking=False).content is None
+    cut = C.parse("\n<tool_call>get_weathe", enable_thinking=False, tools=TOOLS)
+    assert [d.offset for d in cut.diagnostics if d.code == "truncated"] == [len("\n<tool_call>get_weathe")]
