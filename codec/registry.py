@@ -292,10 +292,7 @@ FORMATS: dict[str, FormatSpec] = {
             # A tool result's list of parts is written as Python's repr of each part
             # (`{{ tr.output if tr.output is defined else tr }}`).
             string_content_only=True,
-            # enable_thinking=False is left out: the template writes `\n` + content after the
-            # generation prompt's `<think></think>`, and that `\n` stays in a parsed reply's
-            # content (docs/formats.md, GLM-4.5); tests/test_glm45.py checks that option.
-            test_options={"enable_thinking": (True,)},
+            test_options={"enable_thinking": _BOOLEANS},
             golden_options={"enable_thinking": False},
         ),
     )
