@@ -94,3 +94,13 @@ def test_thinking_off_the_new_line_before_the_content_is_the_prompts_last_marker
     assert C.parse("\n", enable_thinking=False).content is None
     cut = C.parse("\n<tool_call>get_weathe", enable_thinking=False, tools=TOOLS)
     assert [d.offset for d in cut.diagnostics if d.code == "truncated"] == [len("\n<tool_call>get_weathe")]
+
+
+def test_arguments_written_as_json_after_the_name_are_read_as_the_arguments() -> None:
+    text = '\n<tool_call>get_weather\n{"city": "Paris", "days": 3}\n</tool_call>'
+    reply = C.parse(text, tools=TOOLS)
+    assert [(c.name, c.arguments) for c in reply.tool_calls] == [("get_weather", {"city": "Paris", "days": 3})]
+    assert [d.code for d in reply.diagnostics] == ["arguments_repaired"]
+    # Not for a tool that was not offered, nor for text that is not one JSON object: the name stays.
+    assert C.parse(text).tool_calls[0].name.startswith("get_weather\n{")
+    assert C.parse(text.replace("3}", "3"), tools=TOOLS).tool_calls[0].arguments == {}
