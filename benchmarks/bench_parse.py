@@ -35,7 +35,7 @@ from codec.engine.grammar import compiled, special_tokens
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = json.loads((HERE / "transformers_response_templates.json").read_text(encoding="utf-8"))
-FORMATS = ("glm", "solar-open", "gemma4", "qwen3", "qwen3-coder", "deepseek-v3-1", "kimi-k2")
+FORMATS = ("glm", "solar-open", "gemma4", "qwen3", "qwen3-coder", "deepseek-v3-1", "kimi-k2", "glm-4-5")
 OPTIONS: dict[str, dict[str, Any]] = {"gemma4": {"enable_thinking": True}, "deepseek-v3-1": {"thinking": True}}
 NOW = datetime(2026, 1, 31)
 FEED = 4
@@ -147,6 +147,21 @@ def glm_completion(w: Workload) -> str:
     return f"{w.reasoning}</think>{w.content}{calls}"
 
 
+def glm45_completion(w: Workload) -> str:
+    """GLM's call with GLM-4.5's line breaks; the prompt ends at ``<|assistant|>``."""
+
+    def value(v: Any) -> str:
+        return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+
+    calls = "".join(
+        f"\n<tool_call>{c.name}"
+        + "".join(f"\n<arg_key>{k}</arg_key>\n<arg_value>{value(v)}</arg_value>" for k, v in c.arguments.items())
+        + "\n</tool_call>"
+        for c in w.calls
+    )
+    return f"\n<think>{w.reasoning}</think>\n{w.content}{calls}"
+
+
 def solar_completion(w: Workload) -> str:
     # Solar writes either an answer or calls after its think block, never both: the workload's
     # content travels in the first call's arguments instead, so the sizes stay comparable.
@@ -236,6 +251,7 @@ COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "qwen3-coder": qwen3_coder_completion,
     "deepseek-v3-1": deepseek_v3_1_completion,
     "kimi-k2": kimi_k2_completion,
+    "glm-4-5": glm45_completion,
 }
 
 

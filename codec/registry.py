@@ -26,6 +26,7 @@ from codec.formats import (
     deepseek_v3_1,
     gemma4,
     glm,
+    glm45,
     kimi_k2,
     qwen3,
     qwen3_coder,
@@ -275,6 +276,24 @@ FORMATS: dict[str, FormatSpec] = {
             # A list of parts on a tool result or an assistant turn with calls is written as
             # Python's repr of the list (`{{ message['content'] }}`).
             string_content_only=True,
+        ),
+        FormatSpec(
+            name="glm-4-5",
+            template="glm45.jinja",
+            grammar=glm45.GRAMMAR,
+            family=glm45.FAMILY,
+            model_ids=("zai-org/GLM-4.5", "zai-org/GLM-4.5-Air", "zai-org/GLM-4.6"),
+            model_family="glm-4.5",
+            stop_terminals=("END_OF_TEXT", "USER", "OBSERVATION"),
+            examples=glm45.EXAMPLES,
+            demo=glm45.demo.GLM45,
+            eos_terminal="END_OF_TEXT",
+            turn_terminals=("GMASK", "SOP", "SYSTEM", "ASSISTANT"),
+            # A tool result's list of parts is written as Python's repr of each part
+            # (`{{ tr.output if tr.output is defined else tr }}`).
+            string_content_only=True,
+            test_options={"enable_thinking": _BOOLEANS},
+            golden_options={"enable_thinking": False},
         ),
     )
 }

@@ -70,8 +70,19 @@ def _streamed(fmt: str, text: str, size: int, reason: str | None) -> tuple[codec
     return parser.message, fold(events)
 
 
+def spelled_closers(fmt: str, text: str) -> list[tuple[int, int]]:
+    """``closers``, each start moved back over the white space of the longest spelling the
+    grammar gives the closing marker there (GLM-4.5's ``\n</tool_call>``: cut before its new line,
+    only the closing marker is missing)."""
+    grammar = compiled(FORMATS[fmt].grammar)
+    spellings = [spelling for spelling, name in grammar.scanned.items() if name == "CALL_CLOSE"]
+    return [
+        (min(end - len(s) for s in spellings if text.startswith(s, end - len(s))), end) for _, end in closers(fmt, text)
+    ]
+
+
 def _judge(fmt: str, cut: int, reply: codec.AssistantMessage, model_stopped: bool) -> None:
-    spans = closers(fmt, two_calls(fmt))
+    spans = spelled_closers(fmt, two_calls(fmt))
     for index, (_, end) in enumerate(spans):
         if cut >= end:
             assert len(reply.tool_calls) > index, f"call {index} closed before the cut at {cut} is not a call"

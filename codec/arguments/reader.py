@@ -126,7 +126,11 @@ class ArgumentReader(Protocol):
 
 
 class ArgumentReaderFactory(Protocol):
-    """A reader class: its terminals, and a constructor from the call's context."""
+    """A reader class: its terminals, and a constructor from the call's context. A reader is
+    made at a call's first argument token; a class that sets ``named_at_close = True`` gets one
+    at the call's close too when no argument token came, so its ``name`` (``terminal``
+    ``CALL_CLOSE``) may read arguments the model wrote into the name's text (GLM-4.5's JSON
+    object after the name)."""
 
     terminals: frozenset[str]
 

@@ -45,6 +45,7 @@ class MessageBuilder:
         self._new_id = id_factory or random_call_id
         self._report = report
         self._arguments = arguments
+        self._named_at_close = bool(getattr(arguments, "named_at_close", False))  # ArgumentReaderFactory
         self.events: list[Event] = []  # stays empty when ``events`` is off
         self._reasoning: list[str] = []
         self._content: list[str] = []
@@ -388,6 +389,8 @@ class MessageBuilder:
 
     def _on_call_close(self, text: str) -> None:
         if self._call is not None:
+            if self._call.arguments is None and self._named_at_close and not self._call.started:
+                self._reader(self._call, "CALL_CLOSE", False)  # no argument token came: the name reads them
             self._end_call(self._call, truncated=False)
 
     def _end_call(self, call: Call, truncated: bool, cut_off: bool = True) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from itertools import islice
 from typing import Any, cast
 
@@ -72,6 +73,21 @@ _PRIMED_LIMIT = 256
 # (grammar, generation prompt) -> the primed stack, and the last terminal the prompt fed (white
 # space after an explicit content opener is content: ``_is_layout_candidate``)
 _PRIMED: dict[tuple[str, str], tuple[Stack, str]] = memo({})
+
+
+@lru_cache(maxsize=256)
+def _spelled_on(grammar_file: str, prompt: str) -> tuple[str, ...]:
+    """The white space that, after ``prompt``, would spell its last marker another way
+    (``NAME__X``): ``("\\n",)`` after a prompt ending in ``</think>`` where ``</think>\\n`` is
+    a spelling of it."""
+    grammar = compiled(grammar_file)
+    return tuple(
+        longer[len(text) :]
+        for text, name in grammar.scanned.items()
+        if prompt.endswith(text)
+        for longer, other in grammar.scanned.items()
+        if other == name and len(longer) > len(text) and longer.startswith(text) and not longer[len(text) :].strip()
+    )
 
 
 class _Facts:
@@ -152,6 +168,10 @@ class StreamParser:
         self._position = Position()
         self._failed: ParseError | None = None
         self._closed = False
+        # White space that would go on spelling the prompt's last marker (`</think>` + `\n`), and
+        # the completion's first characters held while they still may.
+        self._spelled_on = _spelled_on(grammar_file, prompt)
+        self._spell_held = ""
         self._prime(prompt)
 
     @property
@@ -164,6 +184,8 @@ class StreamParser:
         """Parse ``chunk``; the events it completes."""
         if self._failed is not None or self._closed:
             self._check_usable()
+        if self._spelled_on:
+            chunk = self._spell_on(chunk)
         try:
             if self._run is not None and not self._queue and self._scanner.passes(chunk):
                 # The hot path: one more piece of a run of free text, no marker in sight.
@@ -207,6 +229,8 @@ class StreamParser:
         self._builder.engine_length = finish_reason in ENGINE_LENGTH
         try:
             self._closing = True
+            if self._spelled_on:  # the output ended while its first characters could still spell on
+                self._pieces(self._scanner.feed(self._spell_on("")))
             held = self._scanner.close()  # the beginning of a marker, if the output ended in one
             if held:
                 self._pieces([])  # first, what waited for more text is decided without it
@@ -227,6 +251,21 @@ class StreamParser:
             raise
         self._closed = True
         return self._drain()
+
+    def _spell_on(self, chunk: str) -> str:
+        """The completion's first characters, less the white space that goes on spelling the
+        generation prompt's last marker: the prompt ends at `</think>`, the template writes
+        `</think>\\n` + content (GLM-4.5 with thinking off), and that new line is the marker's, as
+        the scanner reads it when the marker and the new line come in one text. Held while they
+        may still grow into a longer such spelling."""
+        held = self._spell_held + chunk
+        if not self._closing and any(tail.startswith(held) and tail != held for tail in self._spelled_on):
+            self._spell_held = held
+            return ""
+        tail = max((tail for tail in self._spelled_on if held.startswith(tail)), key=len, default="")
+        self._spelled_on, self._spell_held = (), ""
+        self._position.advance(tail)
+        return held[len(tail) :]
 
     def _check_usable(self) -> None:
         if self._failed is None and not self._closed:

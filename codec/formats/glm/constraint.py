@@ -16,7 +16,17 @@ from codec.engine.grammar import compiled
 def call(
     builder: Builder, grammar_file: str, tool: Tool, markers: tuple[str, ...], written: str | None = None
 ) -> str | None:
+    """``<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>…</tool_call>``, as GLM-5 writes it."""
+    return key_value_call(builder, grammar_file, tool, markers, written, "")
+
+
+def key_value_call(
+    builder: Builder, grammar_file: str, tool: Tool, markers: tuple[str, ...], written: str | None, line: str
+) -> str | None:
+    """A GLM call with ``line`` after its name, after each ``</arg_key>`` and after each
+    ``</arg_value>`` (GLM-4.5 writes ``\n`` there, GLM-5 nothing)."""
     grammar = compiled(grammar_file)
+    gap = f" {literal(line)} " if line else " "
     name, _ = tool
     parameters = object_schema(builder, tool)
     m = {
@@ -40,7 +50,7 @@ def call(
     # GLM's members have no separators and bare keys: the object layout of ``Values`` with
     # GLM's key/value markers around each member.
     glm = values.syntax.__class__(
-        "glm", "", "", "", "", f"{m['KEY_CLOSE']} {m['VALUE_OPEN']}", "", False,
+        "glm", "", "", "", "", f"{m['KEY_CLOSE']}{gap}{m['VALUE_OPEN']}", "", False,
         values.syntax.string, values.syntax.string_value, raw_key, any_key,
     )  # fmt: skip
     layout = Values(builder, glm, name)
@@ -48,13 +58,17 @@ def call(
     if found is None:
         return None
     listed, extra = found
-    parts = [f"{m['KEY_OPEN']} {member} {m['VALUE_CLOSE']}" + ("" if required else "?") for member, required in listed]
+    parts = [
+        f"{m['KEY_OPEN']} {member} {m['VALUE_CLOSE']}{gap.rstrip()}" + ("" if required else "?")
+        for member, required in listed
+    ]
     for index, part in enumerate(parts):
         if part.endswith("?"):
             parts[index] = f"({part[:-1]})?"
     if extra is not None:
-        parts.append(f"({m['KEY_OPEN']} {extra} {m['VALUE_CLOSE']})*")
-    return builder.rule("call", " ".join([m["CALL_OPEN"], written or literal(name), *parts, m["CALL_CLOSE"]]))
+        parts.append(f"({m['KEY_OPEN']} {extra} {m['VALUE_CLOSE']}{gap.rstrip()})*")
+    head = [m["CALL_OPEN"], written or literal(name), *([literal(line)] if line else [])]
+    return builder.rule("call", " ".join([*head, *parts, m["CALL_CLOSE"]]))
 
 
 def _glm_value(

@@ -1,0 +1,23 @@
+"""GLM-4.5's part of ``codec demo``: the model opens its own ``<think>`` after the generation
+prompt ``<|assistant|>``, and writes each call's markers on lines of their own."""
+
+from __future__ import annotations
+
+from codec.formats import DemoCase
+from codec.formats._demo_scenario import ANSWER, REASONING
+
+
+def _arguments(**arguments: str) -> str:
+    return "".join(f"\n<arg_key>{key}</arg_key>\n<arg_value>{value}</arg_value>" for key, value in arguments.items())
+
+
+COMPLETION = (
+    f"\n<think>{REASONING}</think>\n{ANSWER}"
+    "\n<tool_call>search_places"
+    + _arguments(query="late dinner restaurant", city="Porto", open_after="22:00", limit="2")
+    + "\n</tool_call>\n<tool_call>convert_currency"
+    + _arguments(amount="60", from_currency="EUR", to_currency="USD")
+    + "\n</tool_call>"
+)
+
+GLM45 = DemoCase("Z.ai GLM-4.5 — the model opens <think>; one marker a line in calls", COMPLETION)
