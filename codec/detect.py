@@ -195,10 +195,21 @@ def _variant(template: str, candidates: Sequence[FormatSpec]) -> tuple[FormatSpe
 
     top = max(similarity(spec) for spec in candidates)
     tied = [spec for spec in candidates if similarity(spec) == top]
-    best = tied[0] if len(tied) == 1 else max(tied, key=lambda spec: _closeness(template, spec.template))
+    closeness = {spec.name: _closeness(template, spec.template) for spec in tied} if len(tied) > 1 else {}
+    best = max(tied, key=lambda spec: closeness.get(spec.name, 0.0))  # max keeps the first of equals
     others = {name for spec in candidates if spec is not best for name in bundled[spec.name]}
-    read_only_here = tuple(f"reads {name}" for name in sorted(reads & bundled[best.name] - others))
-    return best, read_only_here if len(tied) == 1 else (*read_only_here, f"closest to {best.template}")
+    evidence = tuple(f"reads {name}" for name in sorted(reads & bundled[best.name] - others))
+    if sum(value == closeness.get(best.name) for value in closeness.values()) == 1:  # the text decided
+        evidence += _own_lines(template, best, [spec for spec in tied if spec is not best])[:1]
+    return best, evidence
+
+
+def _own_lines(template: str, best: FormatSpec, rivals: Sequence[FormatSpec]) -> tuple[str, ...]:
+    """The lines of ``template`` that ``best``'s bundled template has and no rival's has (the
+    text that told them apart: a revision's default system prompt)."""
+    theirs = {line for spec in rivals for line in read_text("templates", spec.template).splitlines()}
+    own = set(read_text("templates", best.template).splitlines()) - theirs
+    return tuple(line for line in template.splitlines() if line in own)
 
 
 def _closeness(template: str, file: str) -> float:
