@@ -74,7 +74,10 @@ def test_parallel_calls_share_one_block_and_stream_like_a_whole_parse() -> None:
 
 def test_markers_without_new_lines_read_the_same() -> None:
     """vLLM's and SGLang's tests write the block with no new line between the markers."""
-    text = '<minimax:tool_call><invoke name="get_weather"><parameter name="city">Paris</parameter></invoke></minimax:tool_call>'
+    text = (
+        '<minimax:tool_call><invoke name="get_weather"><parameter name="city">Paris</parameter></invoke>'
+        "</minimax:tool_call>"
+    )
     assert _arguments(_parse("x" + THOUGHT_END + text, strict=True)) == [{"city": "Paris"}]
 
 
