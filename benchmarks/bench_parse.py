@@ -35,7 +35,7 @@ from codec.engine.grammar import compiled, special_tokens
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = json.loads((HERE / "transformers_response_templates.json").read_text(encoding="utf-8"))
-FORMATS = ("glm", "solar-open", "gemma4", "qwen3", "deepseek-v3-1")
+FORMATS = ("glm", "solar-open", "gemma4", "qwen3", "deepseek-v3-1", "minimax-m2")
 OPTIONS: dict[str, dict[str, Any]] = {"gemma4": {"enable_thinking": True}, "deepseek-v3-1": {"thinking": True}}
 NOW = datetime(2026, 1, 31)
 FEED = 4
@@ -201,12 +201,27 @@ def deepseek_v3_1_completion(w: Workload) -> str:
     return w.reasoning + token("THINK_END") + w.content + block + token("EOS")
 
 
+def minimax_m2_completion(w: Workload) -> str:
+    def value(v: Any) -> str:
+        return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+
+    calls = "".join(
+        f'<invoke name="{c.name}">\n'
+        + "".join(f'<parameter name="{k}">{value(v)}</parameter>\n' for k, v in c.arguments.items())
+        + "</invoke>\n"
+        for c in w.calls
+    )
+    block = f"\n<minimax:tool_call>\n{calls}</minimax:tool_call>" if calls else ""
+    return f"{w.reasoning}\n</think>\n\n{w.content}{block}"
+
+
 COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "glm": glm_completion,
     "solar-open": solar_completion,
     "gemma4": gemma_completion,
     "qwen3": qwen3_completion,
     "deepseek-v3-1": deepseek_v3_1_completion,
+    "minimax-m2": minimax_m2_completion,
 }
 
 
