@@ -288,7 +288,8 @@ FORMATS: dict[str, FormatSpec] = {
             examples=minimax_m2.EXAMPLES,
             demo=minimax_m2.demo.MINIMAX_M2,
             # The template never reads bos_token or eos_token: it writes ]~!b[ and [e~[ itself.
-            turn_terminals=("BOS", "BEGIN"),
+            # No turn markers: the role tokens ]~!b[ and ]~b] are patterns (grammars/minimax_m2.lark),
+            # and every turn ends with [e~[, the stop marker.
             content_after=("AI_ROLE", "THINK_CLOSE"),  # content follows them as written: white space there is content
             # A tool result's list of parts is written one `<response>` per part, a part that is
             # not text as Python's repr of it (`tr.output if tr.output is defined else (tr.text if
@@ -306,7 +307,8 @@ FORMATS: dict[str, FormatSpec] = {
             examples=minimax_m2.EXAMPLES,
             demo=minimax_m2.demo.MINIMAX_M2_1,
             # The template never reads bos_token or eos_token: it writes ]~!b[ and [e~[ itself.
-            turn_terminals=("BOS", "BEGIN"),
+            # No turn markers: the role tokens ]~!b[ and ]~b] are patterns (grammars/minimax_m2.lark),
+            # and every turn ends with [e~[, the stop marker.
             content_after=("AI_ROLE", "THINK_CLOSE"),  # content follows them as written: white space there is content
             # A tool result's list of parts is written one `<response>` per part, a part that is
             # not text as Python's repr of it (`tr.output if tr.output is defined else (tr.text if
@@ -324,7 +326,8 @@ FORMATS: dict[str, FormatSpec] = {
             examples=minimax_m2.EXAMPLES,
             demo=minimax_m2.demo.MINIMAX_M2_5,
             # The template never reads bos_token or eos_token: it writes ]~!b[ and [e~[ itself.
-            turn_terminals=("BOS", "BEGIN"),
+            # No turn markers: the role tokens ]~!b[ and ]~b] are patterns (grammars/minimax_m2.lark),
+            # and every turn ends with [e~[, the stop marker.
             content_after=("AI_ROLE", "THINK_CLOSE"),  # content follows them as written: white space there is content
             # A tool result's list of parts is written one `<response>` per part, a part that is
             # not text as Python's repr of it (`tr.output if tr.output is defined else (tr.text if
@@ -342,7 +345,8 @@ FORMATS: dict[str, FormatSpec] = {
             examples=minimax_m2.EXAMPLES,
             demo=minimax_m2.demo.MINIMAX_M2_7,
             # The template never reads bos_token or eos_token: it writes ]~!b[ and [e~[ itself.
-            turn_terminals=("BOS", "BEGIN"),
+            # No turn markers: the role tokens ]~!b[ and ]~b] are patterns (grammars/minimax_m2.lark),
+            # and every turn ends with [e~[, the stop marker.
             content_after=("AI_ROLE", "THINK_CLOSE"),  # content follows them as written: white space there is content
             # A tool result's list of parts is written one `<response>` per part, a part that is
             # not text as Python's repr of it (`tr.output if tr.output is defined else (tr.text if
