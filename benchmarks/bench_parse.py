@@ -35,7 +35,7 @@ from codec.engine.grammar import compiled, special_tokens
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = json.loads((HERE / "transformers_response_templates.json").read_text(encoding="utf-8"))
-FORMATS = ("glm", "solar-open", "gemma4", "qwen3", "qwen3-coder", "deepseek-v3-1", "kimi-k2", "glm-4-5")
+FORMATS = ("glm", "solar-open", "gemma4", "qwen3", "qwen3-coder", "deepseek-v3-1", "kimi-k2", "glm-4-5", "minimax-m2")
 OPTIONS: dict[str, dict[str, Any]] = {"gemma4": {"enable_thinking": True}, "deepseek-v3-1": {"thinking": True}}
 NOW = datetime(2026, 1, 31)
 FEED = 4
@@ -218,6 +218,7 @@ def deepseek_v3_1_completion(w: Workload) -> str:
 
 def qwen3_coder_completion(w: Workload) -> str:
     # The template writes a string bare and anything else as JSON, each on lines of its own.
+def minimax_m2_completion(w: Workload) -> str:
     def value(v: Any) -> str:
         return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
 
@@ -241,6 +242,13 @@ def kimi_k2_completion(w: Workload) -> str:
     )
     block = f"<|tool_calls_section_begin|>{calls}<|tool_calls_section_end|>" if calls else ""
     return f"{w.reasoning}\n\n{w.content}{block}<|im_end|>"
+        f'<invoke name="{c.name}">\n'
+        + "".join(f'<parameter name="{k}">{value(v)}</parameter>\n' for k, v in c.arguments.items())
+        + "</invoke>\n"
+        for c in w.calls
+    )
+    block = f"\n<minimax:tool_call>\n{calls}</minimax:tool_call>" if calls else ""
+    return f"{w.reasoning}\n</think>\n\n{w.content}{block}"
 
 
 COMPLETIONS: dict[str, Callable[[Workload], str]] = {
@@ -252,6 +260,7 @@ COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "deepseek-v3-1": deepseek_v3_1_completion,
     "kimi-k2": kimi_k2_completion,
     "glm-4-5": glm45_completion,
+    "minimax-m2": minimax_m2_completion,
 }
 
 

@@ -28,6 +28,7 @@ from codec.formats import (
     glm,
     glm45,
     kimi_k2,
+    minimax_m2,
     qwen3,
     qwen3_coder,
     solar_open,
@@ -294,6 +295,82 @@ FORMATS: dict[str, FormatSpec] = {
             string_content_only=True,
             test_options={"enable_thinking": _BOOLEANS},
             golden_options={"enable_thinking": False},
+        ),
+        FormatSpec(
+            name="minimax-m2",
+            template="minimax_m2.jinja",
+            grammar=minimax_m2.GRAMMAR,
+            family=minimax_m2.FAMILY,
+            model_ids=("MiniMaxAI/MiniMax-M2",),
+            model_family="minimax-m2",
+            stop_terminals=("END",),
+            examples=minimax_m2.EXAMPLES,
+            demo=minimax_m2.demo.MINIMAX_M2,
+            # The template never reads bos_token or eos_token: it writes ]~!b[ and [e~[ itself.
+            # No turn markers: the role tokens ]~!b[ and ]~b] are patterns (grammars/minimax_m2.lark),
+            # and every turn ends with [e~[, the stop marker.
+            content_after=("AI_ROLE", "THINK_CLOSE"),  # content follows them as written: white space there is content
+            # A tool result's list of parts is written one `<response>` per part, a part that is
+            # not text as Python's repr of it (`tr.output if tr.output is defined else (tr.text if
+            # tr.type == 'text' and tr.text is defined else tr)`).
+            string_content_only=True,
+        ),
+        FormatSpec(
+            name="minimax-m2-1",
+            template="minimax_m2_1.jinja",
+            grammar=minimax_m2.GRAMMAR,
+            family=minimax_m2.FAMILY,
+            model_ids=("MiniMaxAI/MiniMax-M2.1",),
+            model_family="minimax-m2.1",
+            stop_terminals=("END",),
+            examples=minimax_m2.EXAMPLES,
+            demo=minimax_m2.demo.MINIMAX_M2_1,
+            # The template never reads bos_token or eos_token: it writes ]~!b[ and [e~[ itself.
+            # No turn markers: the role tokens ]~!b[ and ]~b] are patterns (grammars/minimax_m2.lark),
+            # and every turn ends with [e~[, the stop marker.
+            content_after=("AI_ROLE", "THINK_CLOSE"),  # content follows them as written: white space there is content
+            # A tool result's list of parts is written one `<response>` per part, a part that is
+            # not text as Python's repr of it (`tr.output if tr.output is defined else (tr.text if
+            # tr.type == 'text' and tr.text is defined else tr)`).
+            string_content_only=True,
+        ),
+        FormatSpec(
+            name="minimax-m2-5",
+            template="minimax_m2_5.jinja",
+            grammar=minimax_m2.GRAMMAR,
+            family=minimax_m2.FAMILY,
+            model_ids=("MiniMaxAI/MiniMax-M2.5",),
+            model_family="minimax-m2.5",
+            stop_terminals=("END",),
+            examples=minimax_m2.EXAMPLES,
+            demo=minimax_m2.demo.MINIMAX_M2_5,
+            # The template never reads bos_token or eos_token: it writes ]~!b[ and [e~[ itself.
+            # No turn markers: the role tokens ]~!b[ and ]~b] are patterns (grammars/minimax_m2.lark),
+            # and every turn ends with [e~[, the stop marker.
+            content_after=("AI_ROLE", "THINK_CLOSE"),  # content follows them as written: white space there is content
+            # A tool result's list of parts is written one `<response>` per part, a part that is
+            # not text as Python's repr of it (`tr.output if tr.output is defined else (tr.text if
+            # tr.type == 'text' and tr.text is defined else tr)`).
+            string_content_only=True,
+        ),
+        FormatSpec(
+            name="minimax-m2-7",
+            template="minimax_m2_7.jinja",
+            grammar=minimax_m2.GRAMMAR,
+            family=minimax_m2.FAMILY,
+            model_ids=("MiniMaxAI/MiniMax-M2.7",),
+            model_family="minimax-m2.7",
+            stop_terminals=("END",),
+            examples=minimax_m2.EXAMPLES,
+            demo=minimax_m2.demo.MINIMAX_M2_7,
+            # The template never reads bos_token or eos_token: it writes ]~!b[ and [e~[ itself.
+            # No turn markers: the role tokens ]~!b[ and ]~b] are patterns (grammars/minimax_m2.lark),
+            # and every turn ends with [e~[, the stop marker.
+            content_after=("AI_ROLE", "THINK_CLOSE"),  # content follows them as written: white space there is content
+            # A tool result's list of parts is written one `<response>` per part, a part that is
+            # not text as Python's repr of it (`tr.output if tr.output is defined else (tr.text if
+            # tr.type == 'text' and tr.text is defined else tr)`).
+            string_content_only=True,
         ),
     )
 }

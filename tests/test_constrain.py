@@ -132,7 +132,11 @@ def _ends_well(fmt: str, m: Any, text: str) -> None:
     assert any(allowed[token_id(fmt, stop)] > 0 for stop in stops)
 
 
-@pytest.mark.parametrize("fmt", codec.formats())
+# The formats whose family has a call syntax for constraint() (a registry fact: ``Family.constraint``).
+FORMATS_UNDER_TEST = [fmt for fmt in codec.formats() if codec.registry.FORMATS[fmt].family.constraint is not None]
+
+
+@pytest.mark.parametrize("fmt", FORMATS_UNDER_TEST)
 def test_template_completions_are_accepted_and_parse_back(fmt: str) -> None:
     c = codec.load(fmt)
 
@@ -265,9 +269,6 @@ def _split(text: str, at: str) -> tuple[str, str]:
     return text[:index], text[index:]
 
 
-FORMATS_UNDER_TEST = codec.formats()
-
-
 @pytest.mark.parametrize("fmt", FORMATS_UNDER_TEST)
 def test_well_formed_calls_are_accepted(fmt: str) -> None:
     arguments = {"city": "Paris", "days": 3, "units": "C"}
@@ -366,7 +367,9 @@ MORE_MALFORMED = [
 MALFORMED_GOLDENS = [
     (case, fmt)
     for case, fmt in goldens.entries("parse")
-    if case.startswith("malformed_") and load_golden(case, fmt)[1]["diagnostics"]  # repaired, not a trap
+    if case.startswith("malformed_")
+    and load_golden(case, fmt)[1]["diagnostics"]  # repaired, not a trap
+    and fmt in FORMATS_UNDER_TEST
 ]
 
 
@@ -465,3 +468,12 @@ def test_a_turn_constrains_from_where_its_prompt_left_the_model() -> None:
     opening = tokens("gemma4", "<|channel>")[0]  # a new thought channel: the prompt opened it already
     assert fresh.compute_logit_bias()[opening] == 0
     assert grammar != gemma.constraint(tools=DEMO_TOOLS, enable_thinking=True)
+
+
+@pytest.mark.parametrize("fmt", [fmt for fmt in codec.formats() if fmt not in FORMATS_UNDER_TEST] or [None])
+def test_a_format_without_a_call_syntax_is_refused(fmt: str | None) -> None:
+    """A family with no call syntax (``Family.constraint is None``) makes no grammar: it says so."""
+    if fmt is None:
+        pytest.skip("every registered family has a call syntax")
+    with pytest.raises(codec.CodecError, match="no call syntax"):
+        codec.load(fmt).constraint(tools=TOOLS)

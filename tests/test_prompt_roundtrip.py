@@ -46,6 +46,7 @@ def completion_after(
     first joins two messages of that turn: the model does not write it either. White space the
     message's content starts with, written as it is (DeepSeek-V3.1 writes a reply after a tool
     result with nothing before it), is the model's own and stays."""
+    message = as_written(c, history, message, tools, now, options)
     try:
         prompt = c.render(history, tools=tools, now=now, **options)
         bare = c.render(history, tools=tools, add_generation_prompt=False, now=now, **options)
@@ -61,6 +62,33 @@ def completion_after(
     if prompt != bare or _own_white_space(c, history, message, tools, now, options, prompt, completion):
         return completion
     return completion.lstrip()
+
+
+REPLY_REASONING = "The user asked; I answer."
+"""The thought a reply is given where its template writes it only with one (``as_written``)."""
+_REASONING_KEYS = ("reasoning_content", "reasoning", "thinking")
+
+
+def as_written(
+    c: codec.Codec, history: list[Any], message: Any, tools: Any, now: datetime, options: dict[str, Any]
+) -> Any:
+    """The reply a model writes for ``message``: the message itself, or, where the template
+    writes it after its generation prompt only with a thought (MiniMax-M2's prompt opens
+    ``<think>``, and the template writes that only around reasoning), the message with one."""
+    if (
+        not isinstance(message, dict)
+        or message.get("role") != "assistant"
+        or any(k in message for k in _REASONING_KEYS)
+    ):
+        return message
+    thinking = {**message, "reasoning_content": REPLY_REASONING}
+    try:
+        prompt = c.render(history, tools=tools, now=now, **options)
+        plain = c.render([*history, message], tools=tools, add_generation_prompt=False, now=now, **options)
+        written = c.render([*history, thinking], tools=tools, add_generation_prompt=False, now=now, **options)
+    except codec.RenderError:
+        return message
+    return thinking if not plain.startswith(prompt) and written.startswith(prompt) else message
 
 
 def _own_white_space(
@@ -90,7 +118,9 @@ def _own_white_space(
 def expected_reply(
     c: codec.Codec, messages: Sequence[Any], tools: Any, now: datetime, options: dict[str, Any]
 ) -> codec.AssistantMessage:
-    """The last message of ``canonical(messages)``, as a completion gives it back."""
+    """The last message of ``canonical(messages)``, as a completion gives it back (the reply
+    as the model writes it: ``as_written``)."""
+    messages = [*messages[:-1], as_written(c, list(messages[:-1]), messages[-1], tools, now, options)]
     canonical = c.canonical(messages, tools=tools, add_generation_prompt=False, now=now, **options)
     if canonical.add_generation_prompt:  # an empty last turn reads as the generation prompt (glm-effort)
         return codec.AssistantMessage()
