@@ -218,7 +218,6 @@ def deepseek_v3_1_completion(w: Workload) -> str:
 
 def qwen3_coder_completion(w: Workload) -> str:
     # The template writes a string bare and anything else as JSON, each on lines of its own.
-def minimax_m2_completion(w: Workload) -> str:
     def value(v: Any) -> str:
         return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
 
@@ -242,6 +241,13 @@ def kimi_k2_completion(w: Workload) -> str:
     )
     block = f"<|tool_calls_section_begin|>{calls}<|tool_calls_section_end|>" if calls else ""
     return f"{w.reasoning}\n\n{w.content}{block}<|im_end|>"
+
+
+def minimax_m2_completion(w: Workload) -> str:
+    def value(v: Any) -> str:
+        return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+
+    calls = "".join(
         f'<invoke name="{c.name}">\n'
         + "".join(f'<parameter name="{k}">{value(v)}</parameter>\n' for k, v in c.arguments.items())
         + "</invoke>\n"
