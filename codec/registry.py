@@ -27,6 +27,7 @@ from codec.formats import (
     gemma4,
     glm,
     kimi_k2,
+    mistral,
     qwen3,
     qwen3_coder,
     solar_open,
@@ -274,6 +275,28 @@ FORMATS: dict[str, FormatSpec] = {
             content_after=("IM_MIDDLE",),  # a turn's text follows its header: white space there is content
             # A list of parts on a tool result or an assistant turn with calls is written as
             # Python's repr of the list (`{{ message['content'] }}`).
+            string_content_only=True,
+        ),
+        FormatSpec(
+            name="mistral",
+            template="mistral.jinja",
+            grammar=mistral.GRAMMAR,
+            family=mistral.FAMILY,
+            model_ids=(
+                "mistralai/Ministral-3-3B-Reasoning-2512",
+                "mistralai/Ministral-3-8B-Reasoning-2512",
+                "mistralai/Ministral-3-14B-Reasoning-2512",
+            ),
+            model_family="reasoning-2512",
+            stop_terminals=("EOS",),
+            examples=mistral.EXAMPLES,
+            demo=mistral.demo.MISTRAL,
+            bos_terminal="BOS",
+            eos_terminal="EOS",
+            turn_terminals=("BOS", "INST", "SYSTEM_OPEN", "RESULTS_OPEN"),
+            # The template renders a list of parts on user, system and assistant messages, but
+            # writes a tool result's list as Python's repr (`message['content']|string`) and
+            # puts an image before the text of a [text, image] user message: not handled yet.
             string_content_only=True,
         ),
     )

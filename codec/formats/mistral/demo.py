@@ -1,0 +1,18 @@
+"""Mistral's part of ``codec demo``: the reasoning model thinks, answers, then calls (the prompt
+ends with ``[/INST]``: the template writes no generation prompt)."""
+
+from __future__ import annotations
+
+from codec.formats import DemoCase
+from codec.formats._demo_scenario import ANSWER, REASONING
+
+COMPLETION = (
+    f"[THINK]{REASONING}[/THINK]{ANSWER}"
+    "[TOOL_CALLS]search_places[ARGS]"
+    '{"query": "late dinner restaurant", "city": "Porto", "open_after": "22:00", "limit": 2}'
+    "[TOOL_CALLS]convert_currency[ARGS]"
+    '{"amount": 60, "from_currency": "EUR", "to_currency": "USD"}'
+    "</s>"
+)
+
+MISTRAL = DemoCase("Mistral — [TOOL_CALLS]NAME[ARGS]{json} per call, no closer, after [THINK]", COMPLETION)
