@@ -611,6 +611,9 @@ class StreamParser:
             inserted = self._repair_search().insertion(self._lalr.stack, name)
             if inserted is not None:
                 self._deviation("missing_marker", text, accepted, f"inserted {self._show(inserted)} before {text}")
+            if _CALL_CLOSE in self._grammar.implied and self._ends_call(name, False):
+                # No closer to insert: the call this marker ends was not finished (lenient: the same).
+                self._deviation("unfinished_call", text, accepted, "the call before it was not finished")
             if not self._abandon_call(text, accepted):
                 self._deviation("unexpected_marker", text, accepted, "kept as text")
         free = self._free_text(accepted)
