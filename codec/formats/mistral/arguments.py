@@ -11,6 +11,25 @@ next ``[TOOL_CALLS]``, ``</s>`` or the end of output comes.
 
 from __future__ import annotations
 
-from codec.formats.solar_open.arguments import JsonArguments
+from codec.arguments.lenient_value import lossless
+from codec.arguments.tolerant import decode_arguments
+from codec.formats.solar_open.arguments import JsonArguments as _SolarJsonArguments
 
-__all__ = ["JsonArguments"]
+
+class JsonArguments(_SolarJsonArguments):
+    """The arguments of one Mistral call: ``CALL_ARGS`` (``[ARGS]``) opens them, ``ARGS_JSON``
+    is their text. Solar Open's reader, unchanged: its ``complete`` (the object closed, nothing
+    refused) is what lets the engine end the call without a closing marker."""
+
+    @property
+    def complete(self) -> bool:
+        """The object was closed — or text the JSON reader refused (Python's ``False``,
+        double-encoded arguments) reads leniently as a whole object: with no closing marker to
+        wait for, that is the call's end too, and ``finish`` reads it again."""
+        if super().complete:
+            return True
+        if self._json is None or not self._rejected:
+            return False
+        context = self._context
+        decoded = decode_arguments(self._reread_text(), context.parameters(), max_depth=context.limits.max_depth)
+        return decoded is not None and decoded.complete and lossless(decoded.repairs)

@@ -64,7 +64,9 @@ class _Tree(MediaRules):
     def assistant(self, children: list[Any]) -> AssistantMessage:
         calls = tuple(c for c in children if isinstance(c, ToolCall))
         pieces = [c for c in children if isinstance(c, _Thought) or (isinstance(c, Token) and c.type == "CONTENT")]
-        first = pieces.pop(0) if pieces and isinstance(pieces[0], _Thought) else None
+        first = pieces[0] if pieces and isinstance(pieces[0], _Thought) else None
+        if first is not None:
+            pieces = pieces[1:]
         # A later thought (of a message joined to this one) stays in the content as written.
         content = "".join(p.written if isinstance(p, _Thought) else str(p) for p in pieces)
         reasoning = first.reasoning if first is not None else None
