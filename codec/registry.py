@@ -294,6 +294,10 @@ FORMATS: dict[str, FormatSpec] = {
             bos_terminal="BOS",
             eos_terminal="EOS",
             turn_terminals=("BOS", "INST", "SYSTEM_OPEN", "RESULTS_OPEN"),
+            # White space is content at the completion's start (``""``: nothing read yet — the
+            # template writes no generation prompt, the answer follows `[/INST]` as it is) and
+            # after `[/THINK]` (`'[THINK]' + block['thinking']` + `'[/THINK]'`, then the text).
+            content_after=("", "THINK_CLOSE"),
             # The template renders a list of parts on user, system and assistant messages, but
             # writes a tool result's list as Python's repr (`message['content']|string`) and
             # puts an image before the text of a [text, image] user message: not handled yet.

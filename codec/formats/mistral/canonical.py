@@ -127,6 +127,7 @@ def _join_assistant(run: list[AssistantMessage]) -> AssistantMessage:
             written = True
     if texts:
         chunks.append((False, _JOIN.join(texts)))
+    chunks = [(thought, text) for thought, text in chunks if thought or text]  # an empty text writes nothing
     reasoning = chunks.pop(0)[1] if chunks and chunks[0][0] else None
     shown = "".join(f"{think_open}{text}{think_close}" if thought else text for thought, text in chunks)
     content = shown if written or chunks else None
