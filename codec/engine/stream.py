@@ -213,8 +213,10 @@ class StreamParser:
             if held and self._builder.in_call and held[0][1].strip():
                 # The output was cut inside a marker of an open call (``</arg_value><arg_k``):
                 # the call did not finish, whatever that marker was going to be. White space
-                # alone (the start of Qwen's ``\n<tool_call>``) is text of the call.
+                # alone (the start of Qwen's ``\n<tool_call>``) is text of the call. Where the
+                # closer is implied, whole arguments did finish it, before the marker began.
                 self._lex(final=True)
+                self._close_implied("$END")
                 self._end(cut_marker=held[0][1])
             else:
                 self._pieces(held)
