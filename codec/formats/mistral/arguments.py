@@ -12,7 +12,6 @@ next ``[TOOL_CALLS]``, ``</s>`` or the end of output comes.
 from __future__ import annotations
 
 from codec.arguments.json_stream import JsonArgumentsStream
-from codec.arguments.lenient_value import lossless
 from codec.arguments.reader import ArgumentContext
 from codec.arguments.tolerant import decode_arguments
 from codec.formats.solar_open.arguments import JsonArguments as _SolarJsonArguments
@@ -35,9 +34,10 @@ class JsonArguments(_SolarJsonArguments):
     @property
     def complete(self) -> bool:
         """The object was closed (text refused after it goes to content when the call ends) —
-        or text the JSON reader refused (Python's ``False``,
-        double-encoded arguments) reads leniently as a whole object: with no closing marker to
-        wait for, that is the call's end too, and ``finish`` reads it again."""
+        or the text the JSON reader refused reads leniently as a whole object (Python's ``False``,
+        double-encoded arguments, a quote left unescaped): with no closing marker to wait for,
+        that is the call's end, as a closing marker is in the other formats. ``finish`` reads it
+        again, and keeps that reading where it loses nothing (``read_again``)."""
         if super().complete:
             return True
         if self._json is None or not self._rejected:
@@ -46,4 +46,4 @@ class JsonArguments(_SolarJsonArguments):
             return True
         context = self._context
         decoded = decode_arguments(self._reread_text(), context.parameters(), max_depth=context.limits.max_depth)
-        return decoded is not None and decoded.complete and lossless(decoded.repairs)
+        return decoded is not None and decoded.complete
