@@ -465,3 +465,14 @@ def test_a_turn_constrains_from_where_its_prompt_left_the_model() -> None:
     opening = tokens("gemma4", "<|channel>")[0]  # a new thought channel: the prompt opened it already
     assert fresh.compute_logit_bias()[opening] == 0
     assert grammar != gemma.constraint(tools=DEMO_TOOLS, enable_thinking=True)
+
+
+def test_a_special_token_in_square_brackets_is_named_in_angle_brackets() -> None:
+    """llguidance names special tokens in angle brackets only: Mistral's ``[TOOL_CALLS]`` is
+    ``<TOOL_CALLS>``, as mistral-common's llguidance tokenizer names it; others stay as written."""
+    from codec.constrain.lark import special_token
+
+    assert special_token("[TOOL_CALLS]") == "<TOOL_CALLS>"
+    assert special_token("<|im_end|>") == "<|im_end|>"
+    with pytest.raises(ValueError):
+        special_token("[")
