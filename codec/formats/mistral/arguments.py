@@ -11,30 +11,18 @@ next ``[TOOL_CALLS]``, ``</s>`` or the end of output comes.
 
 from __future__ import annotations
 
-from codec.arguments.json_stream import JsonArgumentsStream
-from codec.arguments.reader import ArgumentContext
 from codec.arguments.tolerant import decode_arguments
 from codec.formats.solar_open.arguments import JsonArguments as _SolarJsonArguments
 
 
 class JsonArguments(_SolarJsonArguments):
     """The arguments of one Mistral call: ``CALL_ARGS`` (``[ARGS]``) opens them, ``ARGS_JSON``
-    is their text. Solar Open's reader, unchanged: its ``complete`` (the object closed, nothing
-    refused) is what lets the engine end the call without a closing marker."""
-
-    def __init__(self, context: ArgumentContext) -> None:
-        super().__init__(context)
-        self._after_object = False  # the text refused came after the object closed
-
-    def _reject(self, stream: JsonArgumentsStream, rejected: str, at: int) -> None:
-        if stream.closed and not self._rejected:
-            self._after_object = True
-        super()._reject(stream, rejected, at)
+    is their text. Solar Open's reader; only ``complete`` says more, since it is what lets the
+    engine end the call without a closing marker."""
 
     @property
     def complete(self) -> bool:
-        """The object was closed (text refused after it goes to content when the call ends) —
-        or the text the JSON reader refused reads leniently as a whole object (Python's ``False``,
+        """The object was closed — or the text the JSON reader refused reads leniently as a whole object (Python's ``False``,
         double-encoded arguments, a quote left unescaped): with no closing marker to wait for,
         that is the call's end, as a closing marker is in the other formats. ``finish`` reads it
         again, and keeps that reading where it loses nothing (``read_again``)."""
@@ -42,8 +30,6 @@ class JsonArguments(_SolarJsonArguments):
             return True
         if self._json is None or not self._rejected:
             return False
-        if self._after_object:  # the call ended with its object; the text after it is content
-            return True
         context = self._context
         decoded = decode_arguments(self._reread_text(), context.parameters(), max_depth=context.limits.max_depth)
         return decoded is not None and decoded.complete
