@@ -46,6 +46,7 @@ def rules(spec: FormatSpec) -> list[Rule]:
         _no_content_is_empty,
         _call_ids,
         _no_generation_prompt,
+        _tools_before_the_first_user,
         added_system_message,
     ]
 
@@ -155,6 +156,16 @@ def _call_ids(draft: Draft) -> None:
     ``{{- name + '[ARGS]' + arguments }}``
     """
     number_calls(draft)
+
+
+def _tools_before_the_first_user(draft: Draft) -> None:
+    """The tools are written once, before the first user message: a conversation without one
+    loses them.
+
+    ``{%- if message['role'] == 'user' %}{%- if not ns.available_tools_emitted %}{{- available_tools }}``
+    """
+    if not any(isinstance(message, UserMessage) for message in draft.messages):
+        draft.tools.clear()
 
 
 def _no_generation_prompt(draft: Draft) -> None:
