@@ -35,7 +35,7 @@ from codec.engine.grammar import compiled, special_tokens
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = json.loads((HERE / "transformers_response_templates.json").read_text(encoding="utf-8"))
-FORMATS = ("glm", "solar-open", "gemma4", "qwen3", "deepseek-v3-1")
+FORMATS = ("glm", "solar-open", "gemma4", "qwen3", "deepseek-v3-1", "mistral")
 OPTIONS: dict[str, dict[str, Any]] = {"gemma4": {"enable_thinking": True}, "deepseek-v3-1": {"thinking": True}}
 NOW = datetime(2026, 1, 31)
 FEED = 4
@@ -201,12 +201,21 @@ def deepseek_v3_1_completion(w: Workload) -> str:
     return w.reasoning + token("THINK_END") + w.content + block + token("EOS")
 
 
+def mistral_completion(w: Workload) -> str:
+    token = compiled("mistral.lark").display
+    calls = "".join(
+        token("CALL_OPEN") + c.name + token("CALL_ARGS") + json.dumps(c.arguments, ensure_ascii=False) for c in w.calls
+    )
+    return token("THINK_OPEN") + w.reasoning + token("THINK_CLOSE") + w.content + calls + token("EOS")
+
+
 COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "glm": glm_completion,
     "solar-open": solar_completion,
     "gemma4": gemma_completion,
     "qwen3": qwen3_completion,
     "deepseek-v3-1": deepseek_v3_1_completion,
+    "mistral": mistral_completion,
 }
 
 
