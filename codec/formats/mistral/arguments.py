@@ -22,10 +22,11 @@ class JsonArguments(_SolarJsonArguments):
 
     @property
     def complete(self) -> bool:
-        """The object was closed — or the text the JSON reader refused reads leniently as a whole object (Python's ``False``,
-        double-encoded arguments, a quote left unescaped): with no closing marker to wait for,
-        that is the call's end, as a closing marker is in the other formats. ``finish`` reads it
-        again, and keeps that reading where it loses nothing (``read_again``)."""
+        """The object was closed — or the text the JSON reader refused reads leniently as a
+        whole object (Python's ``False``, double-encoded arguments, a quote left unescaped):
+        with no closing marker to wait for, that is the call's end, as a closing marker is in
+        the other formats. ``finish`` reads it again, and keeps that reading where it loses
+        nothing (``read_again``)."""
         if super().complete:
             return True
         if self._json is None or not self._rejected:
