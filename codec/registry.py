@@ -303,6 +303,22 @@ FORMATS: dict[str, FormatSpec] = {
             # puts an image before the text of a [text, image] user message: not handled yet.
             string_content_only=True,
         ),
+        FormatSpec(
+            name="mistral-large-3",
+            template="mistral_large_3.jinja",
+            grammar=mistral.GRAMMAR,
+            family=mistral.FAMILY,
+            model_ids=("mistralai/Mistral-Large-3-675B-Instruct-2512",),
+            model_family="mistral-large-3",
+            stop_terminals=("EOS",),
+            examples=mistral.EXAMPLES,
+            demo=mistral.demo.MISTRAL_LARGE_3,
+            bos_terminal="BOS",
+            eos_terminal="EOS",
+            turn_terminals=("BOS", "INST", "SYSTEM_OPEN", "RESULTS_OPEN"),
+            content_after=("", "THINK_CLOSE"),  # as `mistral`: the template differs only in its system prompt
+            string_content_only=True,  # as `mistral`
+        ),
     )
 }
 

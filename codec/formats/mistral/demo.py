@@ -16,3 +16,5 @@ COMPLETION = (
 )
 
 MISTRAL = DemoCase("Mistral — [TOOL_CALLS]NAME[ARGS]{json} per call, no closer, after [THINK]", COMPLETION)
+
+MISTRAL_LARGE_3 = DemoCase("Mistral Large 3 — the same syntax, its own default system prompt (Le Chat)", COMPLETION)
