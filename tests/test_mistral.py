@@ -5,6 +5,7 @@ SGLang's and llama.cpp's Mistral parsers were fixed for)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -164,3 +165,11 @@ def test_white_space_the_model_starts_its_answer_with_is_content(text: str, cont
     """The template writes the answer right after `[/INST]` (no generation prompt) and after
     `[/THINK]`: white space there is the answer's own, not layout."""
     assert _parse(text, strict=True).content == content
+
+
+def test_ids_made_for_calls_are_nine_letters_or_digits_unless_the_caller_gives_a_factory() -> None:
+    """Mistral-Small-3.2's template refuses any other id: an id codec made must render back."""
+    reply = MISTRAL.parse('[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}' * 2, tools=TOOLS)
+    made = [call.id or "" for call in reply.tool_calls]
+    assert all(re.fullmatch(r"[A-Za-z0-9]{9}", made_id) for made_id in made) and made[0] != made[1]
+    assert [call.id for call in _parse('[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}').tool_calls] == ["call_0"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from codec.formats import Examples, Family
 from codec.formats.mistral import canonical, constraint, demo, prompt
 from codec.formats.mistral.arguments import JsonArguments
+from codec.formats.mistral.ids import new_id
 
 __all__ = ["EXAMPLES", "FAMILY", "GRAMMAR", "demo"]
 
@@ -23,6 +24,7 @@ FAMILY = Family(
     rules=canonical.rules,
     arguments=JsonArguments,
     constraint=constraint.call,
+    new_id=new_id,
 )
 
 
