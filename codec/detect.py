@@ -21,7 +21,10 @@ apart by the options their templates read (``jinja2.meta``): the format whose bu
 reads the most similar set of variables wins (Jaccard index; ties go to registry order, so a
 template that reads none of them is the plain variant). glm-effort's template reads ``regular``,
 ``mode`` and ``thinking_level`` for its personas; GLM's reads only ``reasoning_effort`` and
-``clear_thinking``. Every marker comes from the compiled grammars, none is written here.
+``clear_thinking``. Variants whose bundled templates read the same variables (``mistral`` and
+``mistral-large-3``, which differ only in their default system prompt) are told apart by the
+lines of text the template shares with each (ties: registry order). Every marker comes from the
+compiled grammars, none is written here.
 """
 
 from __future__ import annotations
@@ -189,8 +192,18 @@ def _variant(template: str, candidates: Sequence[FormatSpec]) -> tuple[FormatSpe
         return len(reads & bundled[spec.name]) / len(union) if union else 0.0
 
     best = max(candidates, key=similarity)  # max keeps the first of equals: registry order
+    twins = [spec for spec in candidates if bundled[spec.name] == bundled[best.name]]
+    if len(twins) > 1:  # templates that read the same options: the one whose lines it shares most
+        lines = frozenset(template.splitlines())
+        best = max(twins, key=lambda spec: len(lines & _bundled_lines(spec.template)))
+        return best, ()  # no option tells them apart: the markers stay the evidence
     others = {name for spec in candidates if spec is not best for name in bundled[spec.name]}
     return best, tuple(f"reads {name}" for name in sorted(reads & bundled[best.name] - others))
+
+
+@cache
+def _bundled_lines(file: str) -> frozenset[str]:
+    return frozenset(read_text("templates", file).splitlines())
 
 
 @cache
