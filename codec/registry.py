@@ -48,6 +48,8 @@ class FormatSpec:
     effort personas (glm-effort). ``string_content_only``: the template cannot render a list of
     content parts. ``test_options`` are the template variables worth testing, each with values
     to try (``ANY_TEXT``: any text); ``golden_options`` the ones the render goldens use.
+    ``writes_reasoning``: the template writes an assistant message's reasoning (Mistral's
+    Instruct-2512 templates, the same syntax as the Reasoning-2512 one, drop it).
     ``turn_terminals`` are the markers that begin or end a turn: inside a call, like a stop
     marker or another call's opener, one ends the call (unfinished unless only its closing
     marker was missing), never reads as text of a value.
@@ -71,6 +73,7 @@ class FormatSpec:
     golden_options: Mapping[str, Any] = field(default_factory=dict)
     turn_terminals: tuple[str, ...] = ()
     content_after: tuple[str, ...] = ()
+    writes_reasoning: bool = True  # False: the template drops an assistant message's reasoning
 
     @property
     def call_enders(self) -> frozenset[str]:
@@ -318,6 +321,40 @@ FORMATS: dict[str, FormatSpec] = {
             turn_terminals=("BOS", "INST", "SYSTEM_OPEN", "RESULTS_OPEN"),
             content_after=("", "THINK_CLOSE"),  # as `mistral`: the template differs only in its system prompt
             string_content_only=True,  # as `mistral`
+        ),
+        FormatSpec(
+            name="ministral-3-instruct",
+            template="ministral_3_instruct.jinja",
+            grammar=mistral.GRAMMAR,
+            family=mistral.FAMILY,
+            model_ids=("mistralai/Ministral-3-3B-Instruct-2512",),
+            model_family="ministral-3-3b-instruct",
+            stop_terminals=("EOS",),
+            examples=mistral.EXAMPLES,
+            demo=mistral.demo.MINISTRAL_3_INSTRUCT,
+            bos_terminal="BOS",
+            eos_terminal="EOS",
+            turn_terminals=("BOS", "INST", "SYSTEM_OPEN", "RESULTS_OPEN"),
+            content_after=("", "THINK_CLOSE"),  # as `mistral`
+            string_content_only=True,  # as `mistral`
+            writes_reasoning=False,  # no thinking parts; `reasoning_content` is never read
+        ),
+        FormatSpec(
+            name="devstral-small-2",
+            template="devstral_small_2.jinja",
+            grammar=mistral.GRAMMAR,
+            family=mistral.FAMILY,
+            model_ids=("mistralai/Devstral-Small-2-24B-Instruct-2512",),
+            model_family="devstral-small-2",
+            stop_terminals=("EOS",),
+            examples=mistral.EXAMPLES,
+            demo=mistral.demo.DEVSTRAL_SMALL_2,
+            bos_terminal="BOS",
+            eos_terminal="EOS",
+            turn_terminals=("BOS", "INST", "SYSTEM_OPEN", "RESULTS_OPEN"),
+            content_after=("", "THINK_CLOSE"),  # as `mistral`
+            string_content_only=True,  # as `mistral`
+            writes_reasoning=False,  # no thinking parts; `reasoning_content` is never read
         ),
     )
 }

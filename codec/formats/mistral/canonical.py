@@ -41,6 +41,7 @@ def rules(spec: FormatSpec) -> list[Rule]:
         names_not_printed,
         tool_responses_not_printed,
         _tool_result_names,
+        *([] if spec.writes_reasoning else [_reasoning_not_written]),
         _empty_reasoning,
         _joined_turns,
         _no_content_is_empty,
@@ -59,6 +60,18 @@ def _tool_result_names(draft: Draft) -> None:
     for index, message in enumerate(draft.messages):
         if isinstance(message, ToolMessage) and message.name is not None:
             draft.messages[index] = message.model_copy(update={"name": None})
+
+
+def _reasoning_not_written(draft: Draft) -> None:
+    """Reasoning is never written by the Instruct-2512 templates (``FormatSpec.writes_reasoning``):
+    they read only ``content`` and ``tool_calls`` of an assistant message, and refuse a
+    ``thinking`` part.
+
+    ``render_content(message['content'], 'assistant message contents', supported_types_desc='text', ...)``
+    """
+    for index, message in enumerate(draft.messages):
+        if isinstance(message, AssistantMessage) and message.reasoning is not None:
+            draft.messages[index] = message.model_copy(update={"reasoning": None})
 
 
 def _empty_reasoning(draft: Draft) -> None:

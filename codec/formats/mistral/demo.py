@@ -18,3 +18,11 @@ COMPLETION = (
 MISTRAL = DemoCase("Mistral — [TOOL_CALLS]NAME[ARGS]{json} per call, no closer, after [THINK]", COMPLETION)
 
 MISTRAL_LARGE_3 = DemoCase("Mistral Large 3 — the same syntax, its own default system prompt (Le Chat)", COMPLETION)
+
+ANSWER_AND_CALLS = COMPLETION[COMPLETION.index(ANSWER) :]
+"""The same reply without the thought: the Instruct-2512 models do not think."""
+
+MINISTRAL_3_INSTRUCT = DemoCase("Ministral 3 Instruct — the same calls, no thought", ANSWER_AND_CALLS)
+DEVSTRAL_SMALL_2 = DemoCase(
+    "Devstral Small 2 — the same calls, no thought, Mistral Vibe's system prompt", ANSWER_AND_CALLS
+)
