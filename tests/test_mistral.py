@@ -173,3 +173,15 @@ def test_ids_made_for_calls_are_nine_letters_or_digits_unless_the_caller_gives_a
     made = [call.id or "" for call in reply.tool_calls]
     assert all(re.fullmatch(r"[A-Za-z0-9]{9}", made_id) for made_id in made) and made[0] != made[1]
     assert [call.id for call in _parse('[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}').tool_calls] == ["call_0"]
+
+
+def test_the_instruct_templates_drop_reasoning_and_the_reasoning_one_keeps_it() -> None:
+    """``FormatSpec.writes_reasoning``: the Instruct-2512 templates never read
+    ``reasoning_content``; canonical says so, and the prompt reads back without it."""
+    messages = [{"role": "user", "content": "?"}, {"role": "assistant", "content": "a", "reasoning_content": "r"}]
+    for name, kept in (("mistral", "r"), ("ministral-3-instruct", None), ("devstral-small-2", None)):
+        c = codec.load(name)
+        prompt = c.render(messages)
+        assert ("[THINK]r[/THINK]a</s>" in prompt) == (kept is not None)
+        assert c.parse_prompt(prompt) == c.canonical(messages)
+        assert c.canonical(messages).messages[-1].reasoning == kept
