@@ -35,7 +35,18 @@ from codec.engine.grammar import compiled, special_tokens
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = json.loads((HERE / "transformers_response_templates.json").read_text(encoding="utf-8"))
-FORMATS = ("glm", "solar-open", "gemma4", "qwen3", "qwen3-coder", "deepseek-v3-1", "kimi-k2", "glm-4-5", "minimax-m2")
+FORMATS = (
+    "glm",
+    "solar-open",
+    "gemma4",
+    "qwen3",
+    "qwen3-coder",
+    "deepseek-v3-1",
+    "kimi-k2",
+    "glm-4-5",
+    "minimax-m2",
+    "mistral",
+)
 OPTIONS: dict[str, dict[str, Any]] = {"gemma4": {"enable_thinking": True}, "deepseek-v3-1": {"thinking": True}}
 NOW = datetime(2026, 1, 31)
 FEED = 4
@@ -257,6 +268,14 @@ def minimax_m2_completion(w: Workload) -> str:
     return f"{w.reasoning}\n</think>\n\n{w.content}{block}"
 
 
+def mistral_completion(w: Workload) -> str:
+    token = compiled("mistral.lark").display
+    calls = "".join(
+        token("CALL_OPEN") + c.name + token("CALL_ARGS") + json.dumps(c.arguments, ensure_ascii=False) for c in w.calls
+    )
+    return token("THINK_OPEN") + w.reasoning + token("THINK_CLOSE") + w.content + calls + token("EOS")
+
+
 COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "glm": glm_completion,
     "solar-open": solar_completion,
@@ -267,6 +286,7 @@ COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "kimi-k2": kimi_k2_completion,
     "glm-4-5": glm45_completion,
     "minimax-m2": minimax_m2_completion,
+    "mistral": mistral_completion,
 }
 
 

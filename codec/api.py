@@ -139,9 +139,9 @@ class Codec:
         ``prompt``, for callers who rendered elsewhere, is the whole prompt the completion
         follows: it says all of that itself (then pass no ``history`` or ``options``; ``tools``
         default to the ones it shows). ``Codec.prepare`` is the way to keep the two together.
-        ``id_factory(index)`` makes ids for formats whose calls carry none (default: random
-        ``call_…`` ids). ``limits`` bound nesting, argument size and calls (``codec.Limits``).
-        ``unknown_options`` as in ``render``.
+        ``id_factory(index)`` makes ids for formats whose calls carry none (default: the
+        family's own, ``Family.new_id``, else random ``call_…`` ids). ``limits`` bound nesting,
+        argument size and calls (``codec.Limits``). ``unknown_options`` as in ``render``.
         """
         return self._stream(tools, strict, id_factory, history, limits, unknown_options, prompt, options, events=True)
 
@@ -271,7 +271,7 @@ class Codec:
             tools=list(tools or ()),
             arguments=self.spec.family.arguments,
             strict=strict,
-            id_factory=id_factory,
+            id_factory=id_factory or self.spec.family.new_id,
             limits=limits,
             events=events,
             call_enders=self._call_enders,

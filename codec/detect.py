@@ -20,7 +20,8 @@ Formats that share a grammar (``glm`` and ``glm-effort``) write the same tokens;
 apart by the options their templates read (``jinja2.meta``): the format whose bundled template
 reads the most similar set of variables wins (Jaccard index; ties go to the bundled template
 whose lines are closest, then to registry order, so a template that reads none of them is the
-plain variant: MiniMax-M2's revisions read the same variables and differ in their text).
+plain variant: MiniMax-M2's revisions, and ``mistral`` and ``mistral-large-3``, read the same
+variables and differ in their text).
 glm-effort's template reads ``regular``, ``mode`` and ``thinking_level`` for its personas;
 GLM's reads only ``reasoning_effort`` and ``clear_thinking``. Every marker comes from the
 compiled grammars, none is written here.

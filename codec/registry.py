@@ -29,6 +29,7 @@ from codec.formats import (
     glm45,
     kimi_k2,
     minimax_m2,
+    mistral,
     qwen3,
     qwen3_coder,
     solar_open,
@@ -49,6 +50,8 @@ class FormatSpec:
     effort personas (glm-effort). ``string_content_only``: the template cannot render a list of
     content parts. ``test_options`` are the template variables worth testing, each with values
     to try (``ANY_TEXT``: any text); ``golden_options`` the ones the render goldens use.
+    ``writes_reasoning``: the template writes an assistant message's reasoning (Mistral's
+    Instruct-2512 templates, the same syntax as the Reasoning-2512 one, drop it).
     ``turn_terminals`` are the markers that begin or end a turn: inside a call, like a stop
     marker or another call's opener, one ends the call (unfinished unless only its closing
     marker was missing), never reads as text of a value.
@@ -72,6 +75,7 @@ class FormatSpec:
     golden_options: Mapping[str, Any] = field(default_factory=dict)
     turn_terminals: tuple[str, ...] = ()
     content_after: tuple[str, ...] = ()
+    writes_reasoning: bool = True  # False: the template drops an assistant message's reasoning
 
     @property
     def call_enders(self) -> frozenset[str]:
@@ -371,6 +375,82 @@ FORMATS: dict[str, FormatSpec] = {
             # not text as Python's repr of it (`tr.output if tr.output is defined else (tr.text if
             # tr.type == 'text' and tr.text is defined else tr)`).
             string_content_only=True,
+        ),
+        FormatSpec(
+            name="mistral",
+            template="mistral.jinja",
+            grammar=mistral.GRAMMAR,
+            family=mistral.FAMILY,
+            model_ids=(
+                "mistralai/Ministral-3-3B-Reasoning-2512",
+                "mistralai/Ministral-3-8B-Reasoning-2512",
+                "mistralai/Ministral-3-14B-Reasoning-2512",
+            ),
+            model_family="reasoning-2512",
+            stop_terminals=("EOS",),
+            examples=mistral.EXAMPLES,
+            demo=mistral.demo.MISTRAL,
+            bos_terminal="BOS",
+            eos_terminal="EOS",
+            turn_terminals=("BOS", "INST", "SYSTEM_OPEN", "RESULTS_OPEN"),
+            # White space is content at the completion's start (``""``: nothing read yet — the
+            # template writes no generation prompt, the answer follows `[/INST]` as it is) and
+            # after `[/THINK]` (`'[THINK]' + block['thinking']` + `'[/THINK]'`, then the text).
+            content_after=("", "THINK_CLOSE"),
+            # The template renders a list of parts on user, system and assistant messages, but
+            # writes a tool result's list as Python's repr (`message['content']|string`) and
+            # puts an image before the text of a [text, image] user message: not handled yet.
+            string_content_only=True,
+        ),
+        FormatSpec(
+            name="mistral-large-3",
+            template="mistral_large_3.jinja",
+            grammar=mistral.GRAMMAR,
+            family=mistral.FAMILY,
+            model_ids=("mistralai/Mistral-Large-3-675B-Instruct-2512",),
+            model_family="mistral-large-3",
+            stop_terminals=("EOS",),
+            examples=mistral.EXAMPLES,
+            demo=mistral.demo.MISTRAL_LARGE_3,
+            bos_terminal="BOS",
+            eos_terminal="EOS",
+            turn_terminals=("BOS", "INST", "SYSTEM_OPEN", "RESULTS_OPEN"),
+            content_after=("", "THINK_CLOSE"),  # as `mistral`: the template differs only in its system prompt
+            string_content_only=True,  # as `mistral`
+        ),
+        FormatSpec(
+            name="ministral-3-instruct",
+            template="ministral_3_instruct.jinja",
+            grammar=mistral.GRAMMAR,
+            family=mistral.FAMILY,
+            model_ids=("mistralai/Ministral-3-3B-Instruct-2512",),
+            model_family="ministral-3-3b-instruct",
+            stop_terminals=("EOS",),
+            examples=mistral.EXAMPLES,
+            demo=mistral.demo.MINISTRAL_3_INSTRUCT,
+            bos_terminal="BOS",
+            eos_terminal="EOS",
+            turn_terminals=("BOS", "INST", "SYSTEM_OPEN", "RESULTS_OPEN"),
+            content_after=("", "THINK_CLOSE"),  # as `mistral`
+            string_content_only=True,  # as `mistral`
+            writes_reasoning=False,  # no thinking parts; `reasoning_content` is never read
+        ),
+        FormatSpec(
+            name="devstral-small-2",
+            template="devstral_small_2.jinja",
+            grammar=mistral.GRAMMAR,
+            family=mistral.FAMILY,
+            model_ids=("mistralai/Devstral-Small-2-24B-Instruct-2512",),
+            model_family="devstral-small-2",
+            stop_terminals=("EOS",),
+            examples=mistral.EXAMPLES,
+            demo=mistral.demo.DEVSTRAL_SMALL_2,
+            bos_terminal="BOS",
+            eos_terminal="EOS",
+            turn_terminals=("BOS", "INST", "SYSTEM_OPEN", "RESULTS_OPEN"),
+            content_after=("", "THINK_CLOSE"),  # as `mistral`
+            string_content_only=True,  # as `mistral`
+            writes_reasoning=False,  # no thinking parts; `reasoning_content` is never read
         ),
     )
 }

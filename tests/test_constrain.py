@@ -477,3 +477,14 @@ def test_a_format_without_a_call_syntax_is_refused(fmt: str | None) -> None:
         pytest.skip("every registered family has a call syntax")
     with pytest.raises(codec.CodecError, match="no call syntax"):
         codec.load(fmt).constraint(tools=TOOLS)
+
+
+def test_a_special_token_in_square_brackets_is_named_in_angle_brackets() -> None:
+    """llguidance names special tokens in angle brackets only: Mistral's ``[TOOL_CALLS]`` is
+    ``<TOOL_CALLS>``, as mistral-common's llguidance tokenizer names it; others stay as written."""
+    from codec.constrain.lark import special_token
+
+    assert special_token("[TOOL_CALLS]") == "<TOOL_CALLS>"
+    assert special_token("<|im_end|>") == "<|im_end|>"
+    with pytest.raises(ValueError):
+        special_token("[")

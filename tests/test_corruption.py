@@ -30,6 +30,7 @@ import codec
 from codec import strategies
 from codec.engine.grammar import compiled
 from codec.registry import FORMATS
+from support.calls import call_ends
 from support.parsing import TOOLS
 from test_parse_properties import HISTORY, NOW, QUICK, Completion, completions
 from test_prompt_roundtrip import completion_after, expected_reply, made_up_id, with_ids_of
@@ -65,10 +66,16 @@ def _pick(draw: st.DrawFn, options: list[int]) -> int | None:
 
 def layout_after_a_close(fmt: str, text: str, draw: st.DrawFn) -> str | None:
     """White space after a ``*_CLOSE`` marker that another marker (or the end) follows:
-    GLM-4.5's newlines between its tags, a newline between calls."""
-    spans = _spans(fmt, text)
+    GLM-4.5's newlines between its tags, a newline between calls. Not after a marker the format
+    reads white space after as content (``FormatSpec.content_openers``: Mistral's `[/THINK]`,
+    after which the template writes the answer as it is)."""
+    spans, content = _spans(fmt, text), FORMATS[fmt].content_openers
     starts = {start for start, _, _ in spans}
-    places = [end for _, end, name in spans if name.endswith("_CLOSE") and (end in starts or end == len(text))]
+    places = [
+        end
+        for _, end, name in spans
+        if name.endswith("_CLOSE") and name not in content and (end in starts or end == len(text))
+    ]
     at = _pick(draw, places)
     if at is None:
         return None
@@ -177,12 +184,11 @@ def value_close_left_out(fmt: str, text: str, draw: st.DrawFn) -> str | None:
 
 
 def trailing_comma_in_arguments(fmt: str, text: str, draw: st.DrawFn) -> str | None:
-    """A comma before the arguments object's closing brace (Solar's JSON)."""
-    args = _text_of(fmt, "CALL_ARGS")
-    close = _text_of(fmt, "CALL_CLOSE")
-    if args is None or close is None:
+    """A comma before the arguments object's closing brace (Solar's JSON), where the call ends
+    (``support.calls.call_ends``: at its closing marker, or where an implied closer stands)."""
+    if _text_of(fmt, "CALL_ARGS") is None:
         return None
-    places = [m.start() for m in re.finditer(re.escape("}" + close), text)]
+    places = [start - 1 for start, _ in call_ends(fmt, text) if text[start - 1 : start] == "}"]
     places = [at for at in places if text[:at].rstrip()[-1:] not in ("{", ",")]
     at = _pick(draw, places)
     if at is None:

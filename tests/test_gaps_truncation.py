@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 import codec
-from support.calls import call_completion, markers, parse, renamed, text_runs, tokens, tool, where
+from support.calls import call_completion, call_ends, markers, parse, renamed, text_runs, tokens, tool, where
 from support.parsing import header_words
 
 PROPERTIES = {
@@ -148,8 +148,7 @@ def test_a_call_cut_anywhere_before_its_end_is_never_a_call_to_run(fmt: str) -> 
     close it."""
     text = completion(fmt)
     opener = next(marker for marker, terminal in markers(fmt).items() if terminal == "CALL_OPEN")
-    closer = next(marker for marker, terminal in markers(fmt).items() if terminal == "CALL_CLOSE")
-    start, end = text.index(opener) + len(opener), text.rindex(closer) + len(closer)
+    start, end = text.index(opener) + len(opener), call_ends(fmt, text)[-1][1]
     first_key = text.index(VALUES[0][0], start)
     for cut in range(start, end):
         whole = parse(fmt, [text[:cut]], TOOLS)

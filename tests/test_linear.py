@@ -16,6 +16,7 @@ import pytest
 import codec
 from codec.engine.grammar import compiled
 from codec.registry import FORMATS
+from support.calls import call_ends
 from support.parsing import TOOLS, ids
 
 pytestmark = pytest.mark.scale  # large inputs: left out of mutation runs (docs/mutation.md)
@@ -55,8 +56,7 @@ def _whole_parse_seconds(fmt: str, calls: int) -> float:
     """Best of three: a whole parse of ``calls`` finished calls in one completion."""
     two = FORMATS[fmt].examples.two_calls
     grammar = compiled(FORMATS[fmt].grammar)
-    opener, closer = grammar.display("CALL_OPEN"), grammar.display("CALL_CLOSE")
-    start, end = two.index(opener), two.rindex(closer) + len(closer)
+    start, end = two.index(grammar.display("CALL_OPEN")), call_ends(fmt, two)[-1][1]
     text = two[:start] + two[start:end] * (calls // 2) + two[end:]  # the two calls, repeated
     c = codec.load(fmt)
     best = float("inf")

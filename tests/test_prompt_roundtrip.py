@@ -106,12 +106,19 @@ def _own_white_space(
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, str) or not content[:1].isspace() or not completion.startswith(content[:1]):
         return False
+    lead = len(content) - len(content.lstrip())
     trimmed = {**message, "content": content.lstrip()}
     try:
         again = c.render([*history, trimmed], tools=tools, add_generation_prompt=False, now=now, **options)
     except codec.RenderError:
-        return False
-    lead = len(content) - len(content.lstrip())
+        # Without it the message cannot be written (Mistral refuses an empty answer): the white
+        # space is its own when a visible character in its place is written in its place.
+        marked = {**message, "content": "_" * lead + content[lead:]}
+        try:
+            again = c.render([*history, marked], tools=tools, add_generation_prompt=False, now=now, **options)
+        except codec.RenderError:
+            return False
+        return again.startswith(prompt) and again[len(prompt) :].startswith("_" * lead + completion[lead:])
     return again.startswith(prompt) and again[len(prompt) :].startswith(completion[lead:])
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import llguidance  # type: ignore[import-not-found,unused-ignore]
 
+from codec.constrain.lark import llg_name
 from codec.engine.grammar import compiled
 from codec.registry import find
 
@@ -24,7 +25,9 @@ class _ByteTokens:
     """What ``llguidance.TokenizerWrapper`` reads: the vocabulary and an encoder."""
 
     def __init__(self, specials: tuple[str, ...], eos: str) -> None:
-        self.tokens = [bytes([i]) for i in range(_BYTES)] + [token.encode() for token in specials]
+        # A special token spelled in square brackets is named in angle brackets, as
+        # mistral-common's llguidance tokenizer names it (``lark.llg_name``).
+        self.tokens = [bytes([i]) for i in range(_BYTES)] + [llg_name(token).encode() for token in specials]
         self.special_token_ids = list(range(_BYTES, _BYTES + len(specials)))
         self.eos_token_id = _BYTES + specials.index(eos)
         self.bos_token_id = None

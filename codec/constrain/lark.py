@@ -57,10 +57,23 @@ def regex(source: str) -> str:
 
 
 def special_token(text: str) -> str:
-    """A reference to the special token ``text`` (``<|user|>``, ``<think>``, ``<|"|>``)."""
+    """A reference to the special token ``text`` (``<|user|>``, ``<think>``, ``<|"|>``).
+
+    llguidance names special tokens in angle brackets only; a token spelled in square brackets
+    (Mistral's ``[TOOL_CALLS]``) is referenced as ``<TOOL_CALLS>``, the name mistral-common's
+    llguidance tokenizer (``MistralLLGTokenizer``) gives it, and ``check.tokenizer`` too."""
+    text = llg_name(text)
     if not (text.startswith("<") and text.endswith(">")) or any(c.isspace() for c in text) or ">" in text[1:-1]:
         raise ValueError(f"{text!r} cannot be referenced as a special token")
     return text
+
+
+def llg_name(token: str) -> str:
+    """How llguidance knows the special token ``token``: ``[NAME]`` as ``<NAME>``, any other as
+    it is."""
+    if len(token) > 2 and token[0] == "[" and token[-1] == "]" and "<" not in token and ">" not in token:
+        return "<" + token[1:-1] + ">"
+    return token
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,10 @@ The conventions every grammar in ``grammars/`` follows (written out in ``glm.lar
 - a marker terminal named ``NAME__SPELLING`` is another spelling of the marker ``NAME``, with the
   white space a template writes around the token (Qwen's ``CALL_OPEN__NL: "\n<tool_call>"``): the
   scanners read it as ``NAME``, so rules, the builder and the repairs see one terminal;
-- a ``%declare``'d terminal is **free text** running between markers;
+- a ``%declare``'d terminal is **free text** running between markers, except ``CALL_CLOSE``:
+  declared, it is an **implied closer** — the model writes nothing to end a call (Mistral's
+  ``[TOOL_CALLS]NAME[ARGS]{json}``), so the engine supplies it, silently, where the call's
+  arguments are whole and what follows needs it (``implied``);
 - every other terminal is a **pattern**, matched against the text only where the parser
   accepts it (Gemma's call bodies);
 - ``BAD_*`` terminals and ``bad_*`` rules are malformed variants, accepted only leniently.
@@ -56,6 +59,7 @@ class CompiledGrammar:
     starts: tuple[str, ...]
     markers: dict[str, str]  # marker text -> terminal name (a terminal's own spelling)
     free_text: frozenset[str]
+    implied: frozenset[str]  # declared terminals the model never writes (``IMPLIED``)
     patterns: dict[str, Pattern]
     ignore: re.Pattern[str] | None
     # What the scanners look for: every marker, and every other spelling of one (``NAME__X``)
@@ -77,6 +81,7 @@ class CompiledGrammar:
 
 
 _TOKEN_STARTS = ("<", "[")
+IMPLIED = frozenset({"CALL_CLOSE"})  # a declared terminal of these is written by no text
 _SPELLING = "__"  # ``NAME__SPELLING``: another spelling of the marker ``NAME``
 
 
@@ -243,7 +248,8 @@ def compiled(grammar_file: str) -> CompiledGrammar:
         parser=parser,
         starts=tuple(starts),
         markers=markers,
-        free_text=frozenset(declared),
+        free_text=frozenset(declared - IMPLIED),
+        implied=frozenset(declared & IMPLIED),
         patterns=patterns,
         ignore=re.compile("|".join(ignore)) if ignore else None,
         scanned={**markers, **spellings} if spellings else markers,

@@ -237,8 +237,10 @@ class StreamParser:
             if held and self._builder.in_call and held[0][1].strip():
                 # The output was cut inside a marker of an open call (``</arg_value><arg_k``):
                 # the call did not finish, whatever that marker was going to be. White space
-                # alone (the start of Qwen's ``\n<tool_call>``) is text of the call.
+                # alone (the start of Qwen's ``\n<tool_call>``) is text of the call. Where the
+                # closer is implied, whole arguments did finish it, before the marker began.
                 self._lex(final=True)
+                self._close_implied("$END")
                 self._end(cut_marker=held[0][1])
             else:
                 self._pieces(held)
@@ -385,6 +387,7 @@ class StreamParser:
             self._queued_text(text)
             return True
         self._lex(final=True)
+        self._close_implied(name)
         if not self._strict and name not in self._accepts():
             if not window_ready(islice(queue, 1, None), self._closing):
                 return False  # the repair needs its lookahead
@@ -649,6 +652,9 @@ class StreamParser:
             inserted = self._repair_search().insertion(self._lalr.stack, name)
             if inserted is not None:
                 self._deviation("missing_marker", text, accepted, f"inserted {self._show(inserted)} before {text}")
+            if _CALL_CLOSE in self._grammar.implied and self._ends_call(name, False):
+                # No closer to insert: the call this marker ends was not finished (lenient: the same).
+                self._deviation("unfinished_call", text, accepted, "the call before it was not finished")
             if not self._abandon_call(text, accepted):
                 self._deviation("unexpected_marker", text, accepted, "kept as text")
         free = self._free_text(accepted)
@@ -819,9 +825,26 @@ class StreamParser:
                 return candidate
         return None
 
+    def _close_implied(self, following: str) -> None:
+        """A grammar whose calls have no closing marker (``CompiledGrammar.implied``: the model
+        writes nothing after a call's arguments): where ``following`` (a marker, or ``$END``)
+        cannot stand inside the open call, ends it (``call_enders``) and fits after it, and the
+        call's arguments are whole, the closer is what the grammar means — fed, no deviation."""
+        if _CALL_CLOSE not in self._grammar.implied or not self._builder.arguments_complete:
+            return
+        accepted = self._accepts()
+        if following in accepted or _CALL_CLOSE not in accepted:
+            return
+        if (following == "$END" or following in self._call_enders) and following in self._lalr.accepts_after(
+            _CALL_CLOSE
+        ):
+            self._feed(_CALL_CLOSE, "", inserted=True)
+
     def _end(self, cut_marker: str = "") -> None:
         """The output ended: a structure still open is cut off (``cut_marker``: the beginning
         of the marker the output ended in, kept in the diagnostic)."""
+        if not cut_marker:
+            self._close_implied("$END")
         accepted = self._accepts()
         if not cut_marker and "$END" not in accepted and self._model_stopped and self._finishable("$END"):
             self._finish_call("", accepted)

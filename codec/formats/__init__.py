@@ -36,14 +36,17 @@ PromptReader = Callable[["Tree[Any]", "FormatSpec", RenderFn], "Conversation"]
 class Family:
     """The code a format family contributes: ``read_prompt`` (``parse_prompt``), ``rules``
     (``canonical`` / ``explain_losses``, in the order they apply), ``arguments`` (how the
-    stream parser reads a call's arguments) and ``constraint`` (one call in the family's syntax
-    for ``Codec.constraint``; ``None``: the family cannot be constrained)."""
+    stream parser reads a call's arguments), ``constraint`` (one call in the family's syntax
+    for ``Codec.constraint``; ``None``: the family cannot be constrained) and ``new_id`` (the
+    ids made for calls the model wrote without one, when the caller gives no ``id_factory``;
+    ``None``: ``call_`` and 24 hex digits)."""
 
     name: str
     read_prompt: PromptReader
     rules: Callable[[FormatSpec], list[Rule]]
     arguments: ArgumentReaderFactory
     constraint: CallSyntax | None = None
+    new_id: Callable[[int], str] | None = None
 
 
 class _AnyText:

@@ -74,3 +74,23 @@ def parse(fmt: str, chunks: Iterable[str], tools: list[dict[str, Any]], **kwargs
 def where(message: codec.AssistantMessage) -> list[tuple[str, int]]:
     """The diagnostics of a message: what was repaired, and where."""
     return [(diagnostic.code, diagnostic.offset) for diagnostic in message.diagnostics]
+
+
+def call_ends(fmt: str, text: str) -> list[tuple[int, int]]:
+    """Where each call's closing marker starts and ends in ``text``. A format whose grammar
+    implies the closer (``CompiledGrammar.implied``: Mistral's calls end with their arguments)
+    writes none: its span is empty, where the call's text ends — at the next call's opener, a
+    stop token, or the end of the text."""
+    grammar = compiled(FORMATS[fmt].grammar)
+    if "CALL_CLOSE" not in grammar.implied:
+        closer = grammar.display("CALL_CLOSE")
+        found = [at.start() for at in re.finditer(re.escape(closer), text)]
+        return [(at, at + len(closer)) for at in found]
+    opener, stops = grammar.display("CALL_OPEN"), codec.load(fmt).stop_tokens
+    starts = [at.start() for at in re.finditer(re.escape(opener), text)]
+    ends = []
+    for index, start in enumerate(starts):
+        following = starts[index + 1] if index + 1 < len(starts) else len(text)
+        stop = min((at for at in (text.find(s, start, following) for s in stops) if at >= 0), default=following)
+        ends.append((stop, stop))
+    return ends
