@@ -68,11 +68,13 @@ def _streamed(fmt: str, text: str, size: int, reason: str | None) -> tuple[codec
 def spelled_closers(fmt: str, text: str) -> list[tuple[int, int]]:
     """``closers``, each start moved back over the white space of the longest spelling the
     grammar gives the closing marker there (GLM-4.5's ``\n</tool_call>``: cut before its new line,
-    only the closing marker is missing)."""
+    only the closing marker is missing). An implied closer (Mistral's) is written nowhere: its span
+    stays as ``closers`` gives it."""
     grammar = compiled(FORMATS[fmt].grammar)
     spellings = [spelling for spelling, name in grammar.scanned.items() if name == "CALL_CLOSE"]
     return [
-        (min(end - len(s) for s in spellings if text.startswith(s, end - len(s))), end) for _, end in closers(fmt, text)
+        (min((end - len(s) for s in spellings if text.startswith(s, end - len(s))), default=start), end)
+        for start, end in closers(fmt, text)
     ]
 
 
