@@ -56,7 +56,9 @@ def _whole_parse_seconds(fmt: str, calls: int) -> float:
     two = FORMATS[fmt].examples.two_calls
     grammar = compiled(FORMATS[fmt].grammar)
     opener, closer = grammar.display("CALL_OPEN"), grammar.display("CALL_CLOSE")
-    start, end = two.index(opener), two.rindex(closer) + len(closer)
+    pattern = grammar.patterns.get("CALL_OPEN")  # a call with no opening marker (Llama 3's `{`)
+    start = pattern.first.search(two).start() if pattern and pattern.first else two.index(opener)  # type: ignore[union-attr]
+    end = two.rindex(closer) + len(closer)
     text = two[:start] + two[start:end] * (calls // 2) + two[end:]  # the two calls, repeated
     c = codec.load(fmt)
     best = float("inf")
