@@ -27,6 +27,7 @@ from codec.formats import (
     gemma4,
     glm,
     kimi_k2,
+    llama3,
     qwen3,
     qwen3_coder,
     solar_open,
@@ -49,7 +50,8 @@ class FormatSpec:
     to try (``ANY_TEXT``: any text); ``golden_options`` the ones the render goldens use.
     ``turn_terminals`` are the markers that begin or end a turn: inside a call, like a stop
     marker or another call's opener, one ends the call (unfinished unless only its closing
-    marker was missing), never reads as text of a value.
+    marker was missing), never reads as text of a value. ``one_call_per_message``: the template
+    refuses an assistant message with more than one call (Llama 3's).
     """
 
     name: str
@@ -70,6 +72,7 @@ class FormatSpec:
     golden_options: Mapping[str, Any] = field(default_factory=dict)
     turn_terminals: tuple[str, ...] = ()
     content_after: tuple[str, ...] = ()
+    one_call_per_message: bool = False  # the template refuses an assistant message with two calls
 
     @property
     def call_enders(self) -> frozenset[str]:
@@ -275,6 +278,37 @@ FORMATS: dict[str, FormatSpec] = {
             # A list of parts on a tool result or an assistant turn with calls is written as
             # Python's repr of the list (`{{ message['content'] }}`).
             string_content_only=True,
+        ),
+        FormatSpec(
+            name="llama-3",
+            template="llama3.jinja",
+            grammar=llama3.GRAMMAR,
+            family=llama3.FAMILY,
+            model_ids=(
+                "meta-llama/Llama-3.1-8B-Instruct",
+                "meta-llama/Llama-3.1-70B-Instruct",
+                "meta-llama/Llama-3.1-405B-Instruct",
+                "meta-llama/Meta-Llama-3.1-8B-Instruct",
+                "meta-llama/Meta-Llama-3.1-70B-Instruct",
+                "meta-llama/Llama-3.3-70B-Instruct",
+            ),
+            model_family="llama-3",
+            stop_terminals=("CALL_CLOSE",),  # <|eot_id|>, which ends a call too (<|eom_id|> is read as it)
+            examples=llama3.EXAMPLES,
+            demo=llama3.demo.LLAMA_3,
+            bos_terminal="BOS",  # `{{- bos_token }}` opens the prompt
+            turn_terminals=("HEADER_OPEN",),
+            content_after=("HEADER_CLOSE",),  # `<|end_header_id|>\n\n` + content: white space there is content
+            # `message['content'] | trim` writes a list of parts as Python's repr of the list.
+            string_content_only=True,
+            one_call_per_message=True,  # raise_exception("This model only supports single tool-calls at once!")
+            test_options={
+                "date_string": ("26 Jul 2024", "1 Jan 2026"),
+                "tools_in_user_message": _BOOLEANS,
+                "builtin_tools": (["brave_search", "wolfram_alpha"], ["code_interpreter", "brave_search"]),
+                "custom_tools": (llama3.CUSTOM_TOOLS,),
+            },
+            golden_options={"date_string": "14 Mar 2026", "tools_in_user_message": False},
         ),
     )
 }
