@@ -190,9 +190,9 @@ def test_an_edited_template_renders_like_transformers_and_runs_sandboxed(fmt: st
     "template",
     [
         "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}",
-        # A few tags GLM (and Qwen3) write, inside another model's layout, are not enough.
-        "{% for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n<think></think>"
-        "<tool_call><|eot_id|>{% endfor %}",
+        # A few tags GLM (and Qwen3) write, inside another model's layout (Mistral's, which no
+        # format of the registry writes), are not enough.
+        "{% for m in messages %}[INST] {{ m.role }}[/INST]\n<think></think><tool_call></s>{% endfor %}",
     ],
     ids=["no markers", "a few shared tags"],
 )
@@ -204,7 +204,9 @@ def test_a_template_of_no_known_format_is_an_unknown_format_listing_what_was_loo
     message = str(raised.value)
     for spec in FORMATS.values():
         assert spec.name in message
-        assert compiled(spec.grammar).display("CALL_OPEN") in message
+        grammar = compiled(spec.grammar)
+        if "CALL_OPEN" in grammar.markers.values():  # a call that opens with no marker has none to list
+            assert grammar.display("CALL_OPEN") in message
     with pytest.raises(codec.UnknownFormatError, match=r"the chat template in .*mystery\.jinja"):
         codec.load(template=write(tmp_path / "mystery.jinja", template))
 
