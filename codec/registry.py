@@ -310,6 +310,29 @@ FORMATS: dict[str, FormatSpec] = {
             },
             golden_options={"date_string": "14 Mar 2026", "tools_in_user_message": False},
         ),
+        FormatSpec(
+            name="llama-3-2",  # format names hold no dot (golden files are named <format>.<part>)
+            template="llama3_2.jinja",
+            grammar=llama3.GRAMMAR,
+            family=llama3.FAMILY,
+            model_ids=("meta-llama/Llama-3.2-1B-Instruct", "meta-llama/Llama-3.2-3B-Instruct"),
+            model_family="llama-3.2",
+            stop_terminals=("CALL_CLOSE",),  # <|eot_id|>; this template writes no <|eom_id|>
+            examples=llama3.EXAMPLES,
+            demo=llama3.demo.LLAMA_3_2,
+            bos_terminal="BOS",
+            turn_terminals=("HEADER_OPEN",),
+            content_after=("HEADER_CLOSE",),
+            string_content_only=True,
+            one_call_per_message=True,
+            # Its date is strftime_now's unless date_string is given; it has no builtin_tools.
+            test_options={
+                "date_string": ("26 Jul 2024", "1 Jan 2026"),
+                "tools_in_user_message": _BOOLEANS,
+                "custom_tools": (llama3.CUSTOM_TOOLS,),
+            },
+            golden_options={"tools_in_user_message": False},
+        ),
     )
 }
 

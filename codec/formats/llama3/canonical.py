@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from codec._canonical import Draft, Rule, names_not_printed, number_calls, tool_responses_not_printed
-from codec.formats.llama3.prompt import DEFAULT_DATE
+from codec.formats.llama3.prompt import CLOCK_DATE, DEFAULT_DATE, clock_dated, date_option
 from codec.models import AssistantMessage, SystemMessage, ToolMessage, UserMessage
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ def rules(spec: FormatSpec) -> list[Rule]:
         _reasoning_not_printed,
         _tool_result_names,
         _call_ids,
-        _options,
+        _clock_options if clock_dated(spec.template) else _options,
     ]
 
 
@@ -153,17 +153,27 @@ def _options(draft: Draft) -> None:
     ``{%- set date_string = "26 Jul 2024" %}`` / ``{%- if tools is not none and not tools_in_user_message %}`` /
     ``{{- "Tools: " + builtin_tools | reject('equalto', 'code_interpreter') | join(", ") + "\n\n"}}``
     """
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = date_option(draft.options.get("date_string", DEFAULT_DATE), False)
     builtin = draft.options.get("builtin_tools")
     if isinstance(builtin, list | tuple):
         options["builtin_tools"] = [name for name in builtin if name != "code_interpreter"]
     elif builtin is not None:  # written as the template writes it; not read back
         options["builtin_tools"] = builtin
-    date = draft.options.get("date_string", DEFAULT_DATE)
-    if date != DEFAULT_DATE:
-        options["date_string"] = date
     if draft.tools_given and draft.options.get("tools_in_user_message", True) is False:
         options["tools_in_user_message"] = False
     if draft.tools_given and not draft.tools:
         options["custom_tools"] = []
     draft.options = options
+
+
+def _clock_options(draft: Draft) -> None:
+    """Llama 3.2's template writes today's date unless ``date_string`` is given: the date comes
+    back as option ``now`` (``YYYY-MM-DD``), or as ``date_string`` when it is not a date the
+    clock writes; ``tools_in_user_message`` and an empty tool list as in Llama 3.1's.
+
+    ``{%- if strftime_now is defined %}{%- set date_string = strftime_now("%d %b %Y") %}``
+    """
+    date = draft.options.get("date_string", draft.now.strftime(CLOCK_DATE))
+    _options(draft)
+    draft.options.pop("date_string", None)
+    draft.options.update(date_option(date, True))

@@ -18,3 +18,9 @@ LLAMA_3 = DemoCase(
     COMPLETION,
     history=one_call_each(HISTORY),  # the template refuses a reply with two calls
 )
+
+LLAMA_3_2 = DemoCase(
+    "Llama 3.2 — the same bare JSON call; the prompt carries today's date",
+    COMPLETION,
+    history=one_call_each(HISTORY),
+)

@@ -20,10 +20,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from lark import Token, Transformer, Tree
 
+from codec._resources import read_text
 from codec.formats import RenderFn
 from codec.formats._prompt import sequential_ids, text_of
 from codec.formats.qwen3.head import read_head
@@ -37,6 +40,7 @@ ENVIRONMENT = "Environment: ipython\n"
 BUILTIN = "Tools: "  # ``{{- "Tools: " + builtin_tools | reject('equalto', 'code_interpreter') | join(", ") + "\n\n"}}``
 DATE = "Cutting Knowledge Date: December 2023\nToday Date: "
 DEFAULT_DATE = "26 Jul 2024"  # ``{%- set date_string = "26 Jul 2024" %}``
+CLOCK_DATE = "%d %b %Y"  # Llama 3.2's ``{%- set date_string = strftime_now("%d %b %Y") %}``
 _FORMAT = (
     'Respond in the format {"name": function name, "parameters": dictionary of argument name and its value}.'
     "Do not use variables.\n\n"
@@ -103,8 +107,7 @@ def read(tree: Tree[Any], spec: FormatSpec, render: RenderFn) -> Conversation:
         options["builtin_tools"] = header[len(BUILTIN) : end].split(", ") if end > len(BUILTIN) else []
         header = header[end + 2 :]
     date, system = _date(header)
-    if date != DEFAULT_DATE:
-        options["date_string"] = date
+    options.update(date_option(date, clock_dated(spec.template)))
     listed = False
     if has_tools and system.startswith(SYSTEM_TOOLS):
         tools, system = _listing(system[len(SYSTEM_TOOLS) :])
@@ -124,6 +127,27 @@ def read(tree: Tree[Any], spec: FormatSpec, render: RenderFn) -> Conversation:
         options=options,
         add_generation_prompt=generation,
     )
+
+
+@cache
+def clock_dated(template: str) -> bool:
+    """Whether the template's default date is today's (Llama 3.2's ``strftime_now``) rather
+    than a fixed one (Llama 3.1's ``26 Jul 2024``): read from the template itself."""
+    return "strftime_now" in read_text("templates", template)
+
+
+def date_option(date: Any, clock: bool) -> dict[str, Any]:
+    """The option a written date comes back as: none for the fixed default; ``now``
+    (``YYYY-MM-DD``) for a date the clock would write; else ``date_string``."""
+    if not clock or not isinstance(date, str):
+        return {} if date == DEFAULT_DATE and not clock else {"date_string": date}
+    try:
+        day = datetime.strptime(date, CLOCK_DATE)
+    except ValueError:
+        return {"date_string": date}
+    if day.strftime(CLOCK_DATE) != date:
+        return {"date_string": date}
+    return {"now": day.strftime("%Y-%m-%d")}
 
 
 def _date(text: str) -> tuple[str, str]:
