@@ -14,7 +14,8 @@ Two ways, tried in order:
    its call opener, half of the markers that one lacks (Qwen3's ``<|im_start|>`` against GLM, its
    ``<think>`` against Qwen3-Coder), or its call opener and no other format's marker at all. A grammar with no
    marker of its own (Qwen3's are GLM's and Qwen3-Coder's too) is recognised by its call opener
-   alone, where no other grammar's own marker is found.
+   alone, where no other grammar's own marker is found. A grammar whose call opens with no
+   marker (Llama 3's bare object: ``CALL_OPEN`` is a pattern) is recognised by its own markers.
 
 Formats that share a grammar (``glm`` and ``glm-effort``) write the same tokens; they are told
 apart by the options their templates read (``jinja2.meta``): the format whose bundled template
