@@ -28,6 +28,9 @@ class Draft:
     add_generation_prompt: bool
     now: datetime
     notes: dict[str, Any] = field(default_factory=dict)  # facts one rule leaves for a later one
+    # ``tools`` was a list, maybe empty, not ``None``: a template that tests ``tools is not
+    # none`` (Llama 3's) writes its tools block for an empty list too.
+    tools_given: bool = True
 
     def conversation(self) -> Conversation:
         """The frozen result."""

@@ -364,6 +364,7 @@ class Codec:
             options=dict(options),
             add_generation_prompt=add_generation_prompt,
             now=as_datetime(now) or datetime.now(),
+            tools_given=tools is not None,
         )
         # The renderer, not the template, turns developer into system where the template has
         # no such role; that comes first, so the family's rules see a system message.

@@ -14,7 +14,8 @@ Two ways, tried in order:
    its call opener, half of the markers that one lacks (Qwen3's ``<|im_start|>`` against GLM, its
    ``<think>`` against Qwen3-Coder), or its call opener and no other format's marker at all. A grammar with no
    marker of its own (Qwen3's are GLM's and Qwen3-Coder's too) is recognised by its call opener
-   alone, where no other grammar's own marker is found.
+   alone, where no other grammar's own marker is found. A grammar whose call opens with no
+   marker (Llama 3's bare object: ``CALL_OPEN`` is a pattern) is recognised by its own markers.
 
 Formats that share a grammar (``glm`` and ``glm-effort``) write the same tokens; they are told
 apart by the options their templates read (``jinja2.meta``): the format whose bundled template
@@ -62,7 +63,7 @@ class _Markers:
     """What the tokens rule looks for in one grammar's templates."""
 
     formats: tuple[FormatSpec, ...]  # the registered formats that use this grammar
-    call_open: str
+    call_open: str | None  # None: the call opens with no marker (Llama 3's bare JSON object)
     distinctive: tuple[str, ...]  # markers no other grammar has, in grammar order
     # With none (Qwen3's): per grammar with the same call opener, the markers that one lacks.
     rivals: tuple[tuple[str, ...], ...] = ()
@@ -123,7 +124,7 @@ def _marker_groups(registry: tuple[tuple[str, str], ...]) -> tuple[_Markers, ...
     groups = []
     for grammar, own in tokens.items():
         others = {token for name, theirs in tokens.items() if name != grammar for token in theirs}
-        markers = compiled(grammar).markers
+        markers = compiled(grammar).scanned  # a token read as another marker (<|eom_id|>) too
         formats = tuple(spec for spec in FORMATS.values() if spec.grammar == grammar)
         # bos and eos reach a template as variables (`{{ bos_token }}`): their text is not in it
         passed_in = {token for spec in formats for token in (spec.bos_token, spec.eos_token)}
@@ -133,17 +134,23 @@ def _marker_groups(registry: tuple[tuple[str, str], ...]) -> tuple[_Markers, ...
     return tuple(groups)
 
 
-def _opener(grammar: str) -> str:
-    return next(text for text, terminal in compiled(grammar).markers.items() if terminal == _CALL_OPEN)
+def _opener(grammar: str) -> str | None:
+    """The call opener's marker; ``None`` where the call opens with text, a pattern (Llama 3's
+    bare ``{"name": …}``): such a grammar is told by its own markers alone."""
+    return next((text for text, terminal in compiled(grammar).markers.items() if terminal == _CALL_OPEN), None)
 
 
 def _rivals(
-    grammar: str, tokens: dict[str, tuple[str, ...]], openers: dict[str, str], passed_in: set[str | None]
+    grammar: str, tokens: dict[str, tuple[str, ...]], openers: dict[str, str | None], passed_in: set[str | None]
 ) -> tuple[tuple[str, ...], ...]:
     """For a grammar with no marker of its own: per other grammar with the same call opener, the
     markers this one has and that one lacks (Qwen3 against GLM: ``<|im_start|>``, ...)."""
     own = [text for text in compiled(grammar).markers if text in tokens[grammar] and text not in passed_in]
-    rivals = (theirs for name, theirs in tokens.items() if name != grammar and openers[name] == openers[grammar])
+    rivals = (
+        theirs
+        for name, theirs in tokens.items()
+        if name != grammar and openers[grammar] is not None and openers[name] == openers[grammar]
+    )
     return tuple(found for theirs in rivals if (found := tuple(text for text in own if text not in theirs)))
 
 
@@ -158,7 +165,7 @@ def _scored(template: str, group: _Markers, every: frozenset[str]) -> tuple[floa
     if group.distinctive:
         found = _found(template, group)
         return (sum(marker in group.distinctive for marker in found) / len(group.distinctive), found) if found else None
-    if group.call_open not in template:
+    if group.call_open is None or group.call_open not in template:
         return None
     if not any(marker in template for marker in every - {group.call_open}):
         return 0.0, (group.call_open,)
@@ -174,10 +181,11 @@ def _found(template: str, group: _Markers) -> tuple[str, ...]:
     with the call opener first when other grammars share it (Qwen's ``<tool_call>``, GLM's too):
     it is evidence all the same."""
     found = tuple(marker for marker in group.distinctive if marker in template)
-    enough = group.call_open in template and 2 * len(found) >= len(group.distinctive)
+    opener = group.call_open
+    enough = (opener is None or opener in template) and 2 * len(found) >= len(group.distinctive)
     if not enough:
         return ()
-    return found if group.call_open in group.distinctive else (group.call_open, *found)
+    return found if opener is None or opener in group.distinctive else (opener, *found)
 
 
 def _variant(template: str, candidates: Sequence[FormatSpec]) -> tuple[FormatSpec, tuple[str, ...]]:
@@ -231,6 +239,9 @@ def _looked_for(template: str, groups: Sequence[_Markers]) -> list[str]:
     for group in groups:
         names = ", ".join(spec.name for spec in group.formats)
         present = [marker for marker in group.distinctive if marker in template]
+        if group.call_open is None:
+            lines.append(f"{names}: at least {(len(group.distinctive) + 1) // 2} of {' '.join(group.distinctive)}")
+            continue
         opener = "found" if group.call_open in template else "missing"
         if not group.distinctive:
             halves = "; ".join(" ".join(markers) for markers in group.rivals)

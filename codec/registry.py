@@ -28,6 +28,7 @@ from codec.formats import (
     glm,
     glm45,
     kimi_k2,
+    llama3,
     minimax_m2,
     mistral,
     qwen3,
@@ -54,7 +55,8 @@ class FormatSpec:
     Instruct-2512 templates, the same syntax as the Reasoning-2512 one, drop it).
     ``turn_terminals`` are the markers that begin or end a turn: inside a call, like a stop
     marker or another call's opener, one ends the call (unfinished unless only its closing
-    marker was missing), never reads as text of a value.
+    marker was missing), never reads as text of a value. ``one_call_per_message``: the template
+    refuses an assistant message with more than one call (Llama 3's).
     """
 
     name: str
@@ -76,6 +78,7 @@ class FormatSpec:
     turn_terminals: tuple[str, ...] = ()
     content_after: tuple[str, ...] = ()
     writes_reasoning: bool = True  # False: the template drops an assistant message's reasoning
+    one_call_per_message: bool = False  # the template refuses an assistant message with two calls
 
     @property
     def call_enders(self) -> frozenset[str]:
@@ -451,6 +454,60 @@ FORMATS: dict[str, FormatSpec] = {
             content_after=("", "THINK_CLOSE"),  # as `mistral`
             string_content_only=True,  # as `mistral`
             writes_reasoning=False,  # no thinking parts; `reasoning_content` is never read
+        ),
+        FormatSpec(
+            name="llama-3",
+            template="llama3.jinja",
+            grammar=llama3.GRAMMAR,
+            family=llama3.FAMILY,
+            model_ids=(
+                "meta-llama/Llama-3.1-8B-Instruct",
+                "meta-llama/Llama-3.1-70B-Instruct",
+                "meta-llama/Llama-3.1-405B-Instruct",
+                "meta-llama/Meta-Llama-3.1-8B-Instruct",
+                "meta-llama/Meta-Llama-3.1-70B-Instruct",
+                "meta-llama/Llama-3.3-70B-Instruct",
+            ),
+            model_family="llama-3",
+            stop_terminals=("CALL_CLOSE",),  # <|eot_id|>, which ends a call too (<|eom_id|> is read as it)
+            examples=llama3.EXAMPLES,
+            demo=llama3.demo.LLAMA_3,
+            bos_terminal="BOS",  # `{{- bos_token }}` opens the prompt
+            turn_terminals=("HEADER_OPEN",),
+            content_after=("HEADER_CLOSE",),  # `<|end_header_id|>\n\n` + content: white space there is content
+            # `message['content'] | trim` writes a list of parts as Python's repr of the list.
+            string_content_only=True,
+            one_call_per_message=True,  # raise_exception("This model only supports single tool-calls at once!")
+            test_options={
+                "date_string": ("26 Jul 2024", "1 Jan 2026"),
+                "tools_in_user_message": _BOOLEANS,
+                "builtin_tools": (["brave_search", "wolfram_alpha"], ["code_interpreter", "brave_search"]),
+                "custom_tools": (llama3.CUSTOM_TOOLS,),
+            },
+            golden_options={"date_string": "14 Mar 2026", "tools_in_user_message": False},
+        ),
+        FormatSpec(
+            name="llama-3-2",  # format names hold no dot (golden files are named <format>.<part>)
+            template="llama3_2.jinja",
+            grammar=llama3.GRAMMAR,
+            family=llama3.FAMILY,
+            model_ids=("meta-llama/Llama-3.2-1B-Instruct", "meta-llama/Llama-3.2-3B-Instruct"),
+            model_family="llama-3.2",
+            stop_terminals=("CALL_CLOSE",),  # <|eot_id|>; this template writes no <|eom_id|>
+            examples=llama3.EXAMPLES,
+            demo=llama3.demo.LLAMA_3_2,
+            bos_terminal="BOS",
+            turn_terminals=("HEADER_OPEN",),
+            content_after=("HEADER_CLOSE",),
+            string_content_only=True,
+            one_call_per_message=True,
+            # Its date is strftime_now's unless date_string is given; it has no builtin_tools.
+            test_options={
+                "date_string": ("26 Jul 2024", "1 Jan 2026"),
+                "tools_in_user_message": _BOOLEANS,
+                "custom_tools": (llama3.CUSTOM_TOOLS,),
+            },
+            golden_options={"tools_in_user_message": False},
         ),
     )
 }

@@ -178,7 +178,9 @@ def _alternation(texts: Iterable[str]) -> re.Pattern[str]:
 
 @cache
 def _marker_pattern(fmt: str) -> re.Pattern[str]:
-    return _alternation(compiled(FORMATS[fmt].grammar).markers)
+    """The markers and every other token read as one (Llama 3's ``<|eom_id|>`` as ``<|eot_id|>``)."""
+    grammar = compiled(FORMATS[fmt].grammar)
+    return _alternation(dict.fromkeys([*grammar.markers, *grammar.special_tokens]))
 
 
 @cache

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import codec
+from codec.formats._demo_scenario import one_call_each
 from codec.registry import FORMATS
 from codec.strategies import RenderCase
 from support import goldens, parsing, prompts, rendering
@@ -135,11 +136,12 @@ class GoldenError(Exception):
 def render_cases(fmt: str) -> dict[str, RenderCase]:
     """The golden render calls for ``fmt``, shaped by its registry entry."""
     spec = FORMATS[fmt]
+    agent_turn = one_call_each(AGENT_TURN) if spec.one_call_per_message else AGENT_TURN
     found = {
         "plain_chat": RenderCase(PLAIN_CHAT, None, {}, True),
-        "agent_turn": RenderCase(AGENT_TURN, [WEATHER, SEARCH], {}, False),
+        "agent_turn": RenderCase(agent_turn, [WEATHER, SEARCH], {}, False),
         "options": RenderCase(
-            [*AGENT_TURN, {"role": "user", "content": "Thanks."}],
+            [*agent_turn, {"role": "user", "content": "Thanks."}],
             [WEATHER, SEARCH],
             dict(spec.golden_options),
             True,

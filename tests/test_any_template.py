@@ -20,7 +20,7 @@ import pytest
 import codec
 from codec._resources import read_text
 from codec.engine.grammar import compiled, special_tokens
-from codec.formats._demo_scenario import HISTORY, NOW, TOOLS
+from codec.formats._demo_scenario import NOW, TOOLS
 from codec.models import to_messages
 from codec.registry import FORMATS
 from codec.strategies import RenderCase
@@ -49,7 +49,7 @@ def demo_cases(fmt: str) -> list[RenderCase]:
     options = dict(FORMATS[fmt].demo.options)
     # as a template reads them (reasoning under both names, arguments as objects), which is
     # what transformers must be given to see what codec's template sees
-    messages = [message.to_template() for message in to_messages(HISTORY)]
+    messages = [message.to_template() for message in to_messages(FORMATS[fmt].demo.messages)]
     return [RenderCase(messages, TOOLS, options, True), RenderCase(messages[:5], TOOLS, options, False)]
 
 
@@ -149,13 +149,16 @@ def other_grammars_tokens(fmt: str) -> set[str]:
 def own_markers(fmt: str) -> list[str]:
     """The markers the tokens rule counts for ``fmt``: its grammar's special tokens that no
     other grammar has, less bos and eos (a template is given those as variables), call opener
-    first."""
+    first (when the call opens with a marker)."""
     spec = FORMATS[fmt]
     others = other_grammars_tokens(fmt)
-    opener = compiled(spec.grammar).display("CALL_OPEN")
+    grammar = compiled(spec.grammar)
+    # A call that opens with no marker (Llama 3's bare JSON object, CALL_OPEN a pattern) has
+    # none to count: the grammar's own markers alone tell it.
+    opener = [text for text, name in grammar.markers.items() if name == "CALL_OPEN"]
     passed_in = {spec.bos_token, spec.eos_token}
-    rest = [token for token in special_tokens(spec.grammar) if token not in others | passed_in | {opener}]
-    return [opener, *rest]
+    rest = [token for token in special_tokens(spec.grammar) if token not in others | passed_in | set(opener)]
+    return [*opener, *rest]
 
 
 @pytest.mark.parametrize("fmt", FORMATS_)
@@ -174,8 +177,9 @@ def test_the_call_opener_and_half_of_a_grammars_own_markers_recognise_it(fmt: st
     assert (found.format, found.how, set(found.evidence)) == (first_alike, "tokens", set(markers[:half]))
     with pytest.raises(codec.UnknownFormatError):
         codec.detect("".join(markers[: half - 1]))
-    with pytest.raises(codec.UnknownFormatError):
-        codec.detect("".join(markers[1:]))  # all but the call opener
+    if compiled(FORMATS[fmt].grammar).display("CALL_OPEN") in markers:
+        with pytest.raises(codec.UnknownFormatError):
+            codec.detect("".join(markers[1:]))  # all but the call opener
 
 
 def test_glm_effort_is_told_from_glm_by_the_options_its_template_reads() -> None:
@@ -190,16 +194,16 @@ def test_an_edited_template_renders_like_transformers_and_runs_sandboxed(fmt: st
     assert_renders_like_transformers(c, fmt, edited(bundled(fmt)))
     escape = write(tmp_path / "escape.jinja", "{{ messages.__class__.__mro__ }}" + edited(bundled(fmt)))
     with pytest.raises(codec.RenderError, match="SecurityError"):
-        codec.load(escape).render(HISTORY, tools=TOOLS, now=NOW)
+        codec.load(escape).render(FORMATS[fmt].demo.messages, tools=TOOLS, now=NOW)
 
 
 @pytest.mark.parametrize(
     "template",
     [
         "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}",
-        # A few tags GLM (and Qwen3) write, inside another model's layout, are not enough.
-        "{% for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n<think></think>"
-        "<tool_call><|eot_id|>{% endfor %}",
+        # A few tags GLM (and Qwen3) write, inside another model's layout (Mistral's, which no
+        # format of the registry writes), are not enough.
+        "{% for m in messages %}[INST] {{ m.role }}[/INST]\n<think></think><tool_call></s>{% endfor %}",
     ],
     ids=["no markers", "a few shared tags"],
 )
@@ -211,7 +215,9 @@ def test_a_template_of_no_known_format_is_an_unknown_format_listing_what_was_loo
     message = str(raised.value)
     for spec in FORMATS.values():
         assert spec.name in message
-        assert compiled(spec.grammar).display("CALL_OPEN") in message
+        grammar = compiled(spec.grammar)
+        if "CALL_OPEN" in grammar.markers.values():  # a call that opens with no marker has none to list
+            assert grammar.display("CALL_OPEN") in message
     with pytest.raises(codec.UnknownFormatError, match=r"the chat template in .*mystery\.jinja"):
         codec.load(template=write(tmp_path / "mystery.jinja", template))
 

@@ -60,7 +60,8 @@ def sequential(index: int) -> str:
 
 
 def expected_render(name: str) -> str:
-    return codec.load(name).render(HISTORY, tools=TOOLS, now=NOW, **FORMATS[name].demo.options)
+    demo = FORMATS[name].demo
+    return codec.load(name).render(demo.messages, tools=TOOLS, now=NOW, **demo.options)
 
 
 def expected_parse(name: str) -> dict[str, Any]:
@@ -70,9 +71,8 @@ def expected_parse(name: str) -> dict[str, Any]:
 
 @pytest.fixture
 def conversation(tmp_path: Path) -> Path:
-    path = tmp_path / "conversation.json"
-    path.write_text(json.dumps({"messages": HISTORY, "tools": TOOLS}), encoding="utf-8")
-    return path
+    """A folder for each format's demo conversation (``render_args`` writes it)."""
+    return tmp_path
 
 
 @pytest.fixture
@@ -88,7 +88,11 @@ def completion_file(tmp_path: Path, name: str) -> Path:
     return path
 
 
-def render_args(name: str, conversation: Path) -> list[str]:
+def render_args(name: str, folder: Path) -> list[str]:
+    """``codec render`` of the format's demo conversation (``DemoCase.messages``)."""
+    conversation = folder / f"{name}.conversation.json"
+    messages = list(FORMATS[name].demo.messages)
+    conversation.write_text(json.dumps({"messages": messages, "tools": TOOLS}), encoding="utf-8")
     return ["render", "--format", name, "--now", NOW.isoformat(), *options(name), str(conversation)]
 
 

@@ -34,6 +34,15 @@ from support.reference import reference_render
 
 FORMATS_ = codec.formats()
 CONTINUED = HISTORY[:5]  # ends with the two tool results: the model goes on after them
+
+
+def continued(fmt: str) -> list[dict[str, Any]]:
+    """The format's demo conversation up to its first answer: it ends with the tool results."""
+    messages = list(FORMATS[fmt].demo.messages)
+    answer = next(i for i, m in enumerate(messages) if m["role"] == "assistant" and "tool_calls" not in m)
+    return messages[:answer]
+
+
 REPLY = "Lisbon looks dry; take the umbrella to Porto."
 
 
@@ -83,9 +92,10 @@ def test_render_with_a_model_directory_alone_detects_the_format_and_matches_tran
     model = tmp_path / "model"
     model.mkdir()
     write_json(model / "tokenizer_config.json", {"chat_template": edited(fmt)})
-    conversation = write_json(tmp_path / "request.json", {"messages": HISTORY, "tools": TOOLS})
+    history = list(FORMATS[fmt].demo.messages)
+    conversation = write_json(tmp_path / "request.json", {"messages": history, "tools": TOOLS})
     prompt = ok(capsys, "render", "--template", str(model), "--now", NOW.isoformat(), *options(fmt), conversation)
-    template_form = [message.to_template() for message in to_messages(HISTORY)]
+    template_form = [message.to_template() for message in to_messages(history)]
     case = RenderCase(template_form, TOOLS, dict(FORMATS[fmt].demo.options), True)
     assert prompt == reference_render(fmt, case, NOW, chat_template=edited(fmt))
 
@@ -124,12 +134,12 @@ def test_parse_and_stream_continue_the_history_given(
 ) -> None:
     """What the CLI gives is the library's parse after that history (tools and options too)."""
     (tmp_path / "reply.txt").write_text(REPLY, encoding="utf-8")
-    history = write_json(tmp_path / "history.json", CONTINUED)
+    history = write_json(tmp_path / "history.json", continued(fmt))
     tools = write_json(tmp_path / "tools.json", TOOLS)
     out = ok(
         capsys, command, "-f", fmt, "--tools", tools, "--history", history, *options(fmt), str(tmp_path / "reply.txt")
     )
-    expected = codec.load(fmt).parse(REPLY, tools=TOOLS, history=CONTINUED, **FORMATS[fmt].demo.options)
+    expected = codec.load(fmt).parse(REPLY, tools=TOOLS, history=continued(fmt), **FORMATS[fmt].demo.options)
     if command == "parse":
         assert json.loads(out) == expected.to_openai()
     else:
@@ -162,9 +172,10 @@ def test_render_uses_chat_template_kwargs_and_passes_sampling_fields(
 ) -> None:
     demo_options = dict(FORMATS[fmt].demo.options)
     sampling = {"model": "m", "temperature": 0.2, "max_tokens": 64, "stream": True, "stop": ["x"], "seed": 1}
-    body = {"messages": HISTORY, "tools": TOOLS, "chat_template_kwargs": demo_options, **sampling}
+    history = list(FORMATS[fmt].demo.messages)
+    body = {"messages": history, "tools": TOOLS, "chat_template_kwargs": demo_options, **sampling}
     prompt = ok(capsys, "render", "-f", fmt, "--now", NOW.isoformat(), write_json(tmp_path / "r.json", body))
-    assert prompt == codec.load(fmt).render(HISTORY, tools=TOOLS, now=NOW, **demo_options)
+    assert prompt == codec.load(fmt).render(history, tools=TOOLS, now=NOW, **demo_options)
 
 
 @pytest.mark.parametrize("fmt", FORMATS_)
@@ -186,12 +197,13 @@ def test_reasoning_effort_is_an_option_when_the_template_reads_it_else_an_error(
 def test_tool_choice_auto_renders_the_tools_and_none_leaves_them_out(
     fmt: str, choice: str | None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    body = {"messages": HISTORY, "tools": TOOLS, **({} if choice is None else {"tool_choice": choice})}
+    history = list(FORMATS[fmt].demo.messages)
+    body = {"messages": history, "tools": TOOLS, **({} if choice is None else {"tool_choice": choice})}
     prompt = ok(capsys, "render", "-f", fmt, "--now", NOW.isoformat(), write_json(tmp_path / "r.json", body))
     c = codec.load(fmt)
-    with_tools, without = c.render(HISTORY, tools=TOOLS, now=NOW), c.render(HISTORY, now=NOW)
+    with_tools, without = c.render(history, tools=TOOLS, now=NOW), c.render(history, now=NOW)
     if with_tools == without:  # the template never writes the tools (canonical drops them)
-        assert not c.canonical(HISTORY, tools=TOOLS).tools
+        assert not c.canonical(history, tools=TOOLS).tools
         pytest.skip("the template writes no tools: nothing for tool_choice to leave out")
     assert prompt == (without if choice == "none" else with_tools)
 

@@ -48,8 +48,15 @@ def _message(arguments: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def two_calls(fmt: str, arguments: list[dict[str, Any]] = ARGUMENTS) -> str:
-    text = completion_after(codec.load(fmt), HISTORY, _message(arguments), TOOLS, NOW, {})
-    assert text is not None
+    """The reply with two calls as the template writes it; a template that refuses two calls in
+    one message (Llama 3's: ``This model only supports single tool-calls at once!``) is skipped,
+    once it is seen to refuse them (tests/test_llama3.py cuts its one call at every offset)."""
+    c = codec.load(fmt)
+    text = completion_after(c, HISTORY, _message(arguments), TOOLS, NOW, {})
+    if text is None:
+        with pytest.raises(codec.RenderError):
+            c.render([*HISTORY, _message(arguments)], tools=TOOLS, now=NOW)
+        pytest.skip(f"{fmt}'s template writes one call per message")
     return text
 
 

@@ -56,7 +56,9 @@ def _whole_parse_seconds(fmt: str, calls: int) -> float:
     """Best of three: a whole parse of ``calls`` finished calls in one completion."""
     two = FORMATS[fmt].examples.two_calls
     grammar = compiled(FORMATS[fmt].grammar)
-    start, end = two.index(grammar.display("CALL_OPEN")), call_ends(fmt, two)[-1][1]
+    pattern = grammar.patterns.get("CALL_OPEN")  # a call with no opening marker (Llama 3's `{`)
+    start = pattern.first.search(two).start() if pattern and pattern.first else two.index(grammar.display("CALL_OPEN"))  # type: ignore[union-attr]
+    end = call_ends(fmt, two)[-1][1]
     text = two[:start] + two[start:end] * (calls // 2) + two[end:]  # the two calls, repeated
     c = codec.load(fmt)
     best = float("inf")

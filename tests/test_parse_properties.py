@@ -41,7 +41,9 @@ QUICK = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, Hea
 
 
 def _markers(fmt: str) -> tuple[str, ...]:
-    return tuple(compiled(FORMATS[fmt].grammar).markers)
+    """The markers and every other token read as one (Llama 3's ``<|eom_id|>`` as ``<|eot_id|>``)."""
+    grammar = compiled(FORMATS[fmt].grammar)
+    return tuple(dict.fromkeys([*grammar.markers, *grammar.special_tokens]))
 
 
 def _free_of_markers(fmt: str) -> st.SearchStrategy[str]:

@@ -26,7 +26,7 @@ FORMATS = codec.formats()
 
 def turn_for(fmt: str) -> codec.Turn:
     chosen = codec.load(fmt)
-    return chosen.prepare(HISTORY, tools=TOOLS, now=NOW, **chosen.spec.demo.options)
+    return chosen.prepare(chosen.spec.demo.messages, tools=TOOLS, now=NOW, **chosen.spec.demo.options)
 
 
 def demo_pieces(fmt: str, size: int = 7) -> list[str]:
@@ -38,9 +38,10 @@ def demo_pieces(fmt: str, size: int = 7) -> list[str]:
 def test_prepare_renders_once_what_render_renders(fmt: str) -> None:
     chosen = codec.load(fmt)
     turn = turn_for(fmt)
-    assert turn.prompt == chosen.render(HISTORY, tools=TOOLS, now=NOW, **chosen.spec.demo.options)
+    messages = chosen.spec.demo.messages
+    assert turn.prompt == chosen.render(messages, tools=TOOLS, now=NOW, **chosen.spec.demo.options)
     # The generation prompt is what the template adds for it (Mistral's adds nothing).
-    bare = chosen.render(HISTORY, tools=TOOLS, now=NOW, add_generation_prompt=False, **chosen.spec.demo.options)
+    bare = chosen.render(messages, tools=TOOLS, now=NOW, add_generation_prompt=False, **chosen.spec.demo.options)
     assert turn.prompt.startswith(bare) and turn.generation_prompt == turn.prompt[len(bare) :]
     assert turn.stop == chosen.stop_tokens
 
@@ -50,7 +51,7 @@ def test_the_turn_parses_as_the_codec_does_with_the_same_history(fmt: str) -> No
     chosen = codec.load(fmt)
     text = chosen.spec.demo.completion
     options = chosen.spec.demo.options
-    expected = chosen.parse(text, tools=TOOLS, history=HISTORY, id_factory=ids, **options)
+    expected = chosen.parse(text, tools=TOOLS, history=chosen.spec.demo.messages, id_factory=ids, **options)
     assert turn_for(fmt).parse(text, id_factory=ids) == expected
 
 

@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 import codec
 from codec.formats import DemoCase
-from codec.formats._demo_scenario import HISTORY, NOW, TOOL_RESULTS, TOOLS
+from codec.formats._demo_scenario import NOW, TOOL_RESULTS, TOOLS
 
 CHUNK = 7
 
@@ -30,7 +30,7 @@ def run(out: TextIO, names: Sequence[str] | None = None) -> None:
 def show(out: TextIO, fmt: codec.Codec, case: DemoCase) -> None:
     """The demo for one format: prompt, streamed completion, parsed reply, follow-up turn."""
     _rule(out, f"{fmt.name}: {case.title}", "=")
-    prompt = fmt.render(HISTORY, tools=TOOLS, now=NOW, **case.options)
+    prompt = fmt.render(case.messages, tools=TOOLS, now=NOW, **case.options)
     _section(out, f"prompt ({len(prompt)} characters)", prompt)
     if not case.completion:
         return
@@ -40,7 +40,7 @@ def show(out: TextIO, fmt: codec.Codec, case: DemoCase) -> None:
         "parsed message (AssistantMessage.to_openai())",
         json.dumps(reply.to_openai(), ensure_ascii=False, indent=2),
     )
-    history = [*HISTORY, reply, *_results(reply)]
+    history = [*case.messages, reply, *_results(reply)]
     follow_up = fmt.render(history, tools=TOOLS, now=NOW, **case.options)
     same = _common_prefix(prompt, follow_up)
     _section(

@@ -318,14 +318,20 @@ def emit(
     grammar = compiled(grammar_file)
     names: dict[str, str] = {}
     by_terminal = {name: text for text, name in grammar.markers.items()}
+    # Another spelling that is a token of its own, not the marker with white space
+    # (Llama 3's <|eom_id|> for <|eot_id|>): either may be written.
+    others: dict[str, tuple[str, ...]] = {}
+    for text, name in grammar.scanned.items():
+        if text not in grammar.markers and text == text.strip():
+            others[name] = (*others.get(name, ()), text)
 
     def symbol(name: str) -> str:
         if name == CALL:
             return call_rule
         if name in grammar.free_text:
-            return free_text(builder, markers)
+            return _free_text(builder, grammar_file, markers)
         if name in by_terminal:
-            return _marker(by_terminal[name])
+            return _marker(by_terminal[name], others.get(name, ()))
         if name in grammar.patterns:
             return _pattern(grammar_file, name)
         if name not in names:
@@ -339,11 +345,24 @@ def emit(
     return symbol(start)
 
 
-def _marker(text: str) -> str:
-    """A marker as a special token, after any white space the grammar writes with it."""
+def _free_text(builder: Builder, grammar_file: str, markers: tuple[str, ...]) -> str:
+    """Free text; where a call opens with no marker (Llama 3's bare object: ``CALL_OPEN`` a
+    pattern), text that begins as the opener does is a call's, never free text: what would
+    separate the two is gone."""
+    text = free_text(builder, markers)
+    opener = compiled(grammar_file).patterns.get("CALL_OPEN")
+    if opener is None or opener.first is None:
+        return text
+    return builder.terminal("OPEN_TEXT", f"{builder.rules[text]} & ~{regex(opener.first.pattern + '(?s:.*)')}")
+
+
+def _marker(text: str, others: tuple[str, ...] = ()) -> str:
+    """A marker as a special token, after any white space the grammar writes with it (or one
+    of its ``others``, tokens read as the same marker)."""
     token = text.lstrip()
     lead = text[: len(text) - len(token)]
-    return f"{literal(lead)} {special_token(token)}" if lead else special_token(token)
+    one = f"{literal(lead)} {special_token(token)}" if lead else special_token(token)
+    return f"({' | '.join([one, *map(special_token, others)])})" if others else one
 
 
 def _pattern(grammar_file: str, name: str) -> str:

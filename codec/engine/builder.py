@@ -173,6 +173,12 @@ class MessageBuilder:
         self.cut_off = True
         self.cut_call()
 
+    def end_call_at_end(self) -> None:
+        """The output ended after a call's arguments where the grammar lets it end (a call with
+        no closing marker of its own, Llama 3's bare ``{"name": …}`` object): it is finished."""
+        if self._call is not None:
+            self._end_call(self._call, truncated=False)
+
     def cut_call(self) -> None:
         """The open call ends here unfinished — the output ended, or a marker that cannot stand
         inside a call came first: it is the truncated call, never a call to run. A call whose

@@ -68,8 +68,13 @@ class CompiledGrammar:
 
     @property
     def special_tokens(self) -> tuple[str, ...]:
-        """Every special token, longest first (markers with leading white space left out)."""
-        tokens = (marker for marker in self.markers if marker[:1] in _TOKEN_STARTS)
+        """Every special token, longest first (markers with leading white space left out; a
+        spelling that is a token of its own, Llama 3's ``<|eom_id|>`` read as ``<|eot_id|>``, in)."""
+        tokens = (
+            marker
+            for marker in self.scanned
+            if marker[:1] in _TOKEN_STARTS and (marker in self.markers or marker == marker.strip())
+        )
         return tuple(sorted(tokens, key=len, reverse=True))
 
     def display(self, terminal: str) -> str:

@@ -573,7 +573,8 @@ class StreamParser:
                     self._feed(free, text)
                     return
                 self._pending = self._pending[len(found[1]) :]
-                self._feed(*found)
+                if not self._past_max_calls(found[0], found[1], accepted):
+                    self._feed(*found)
                 continue
             decide = final or len(self._pending) > PATTERN_BUFFER_LIMIT
             # Past the limit a token is matched on the limit's worth of text, not on however
@@ -604,7 +605,18 @@ class StreamParser:
                 continue
             if name.startswith("BAD_"):
                 self._deviation("malformed", token, accepted, f"{name} repaired")
-            self._feed(name, token)
+            if not self._past_max_calls(name, token, accepted):
+                self._feed(name, token)
+
+    def _past_max_calls(self, name: str, text: str, accepted: frozenset[str]) -> bool:
+        """A call's opener lexed as a pattern (a call with no opening marker: Llama 3's bare
+        object) past ``max_calls``: kept as text, as an opening marker would be (``_marker``)."""
+        if name != _CALL_OPEN or self._builder.calls_finished < self._limits.max_calls:
+            return False
+        limit = self._limits.max_calls
+        self._deviation("too_many_calls", text, accepted, f"more than {limit} calls: kept as text")
+        self._unexpected_text(text, accepted, reported=True)
+        return True
 
     def _next_call_joined(self, final: bool) -> bool | None:
         """Pending text a finished call's arguments cannot take, that opens the next call as a
@@ -849,11 +861,16 @@ class StreamParser:
         if not cut_marker and "$END" not in accepted and self._model_stopped and self._finishable("$END"):
             self._finish_call("", accepted)
             accepted = self._accepts()
-        if cut_marker or "$END" not in accepted:
+        # A call the grammar lets the output end (Llama 3's bare object, no closing marker of
+        # its own) is finished there when its arguments are whole, else cut off like any other.
+        open_call = self._builder.in_call and "$END" in accepted
+        if cut_marker or "$END" not in accepted or (open_call and not self._builder.arguments_complete):
             repair = "the output ended inside a marker" if cut_marker else "the output ended early"
             self._deviation("truncated", cut_marker, accepted, f"{repair}; kept what arrived")
             self._builder.close()
             return
+        if open_call:
+            self._builder.end_call_at_end()
         self._lalr.finish()
 
     def _feed(self, name: str, text: str, inserted: bool = False) -> None:

@@ -69,8 +69,13 @@ class _WholePrompt:
             accepted = self._accepts()
             free = next((name for name in accepted if name in self._grammar.free_text), None)
             if free is not None:
-                self._shift(free, text)
-                return
+                optional = self._optional_pattern(text, accepted)
+                if optional is None:
+                    self._shift(free, text)
+                    return
+                self._shift(*optional)
+                text = text[len(optional[1]) :]
+                continue
             found = next_token(self._grammar, text, accepted, True)
             if not isinstance(found, tuple):
                 self._fail("unexpected_text", text[0], accepted)
@@ -82,6 +87,16 @@ class _WholePrompt:
             else:
                 self._shift(name, token)
             text = text[len(token) :]
+
+    def _optional_pattern(self, text: str, accepted: frozenset[str]) -> tuple[str, str] | None:
+        """A pattern the text starts with where free text may stand too, as the stream parser
+        reads it (``StreamParser._lex``: Llama 3's call object, whose ``{`` opens the call
+        only when its head follows; Gemma's channel name): else the text is the free text."""
+        patterns = frozenset(name for name in accepted if name in self._grammar.patterns)
+        found = next_token(self._grammar, text, patterns, True) if patterns else None
+        if not isinstance(found, tuple) or found[0] == IGNORED or found[0].startswith("BAD_"):
+            return None
+        return found
 
     def _token(self, name: str, text: str, code: str) -> None:
         accepted = self._accepts()

@@ -12,9 +12,11 @@ This module defines the shape every family fills in: ``Family`` (the code), ``Ex
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from codec.formats._demo_scenario import HISTORY
 
 if TYPE_CHECKING:
     from lark import Tree
@@ -86,3 +88,12 @@ class DemoCase:
     title: str
     completion: str
     options: Mapping[str, Any] = field(default_factory=dict)
+    # The conversation the completion continues, for a template that cannot render the shared
+    # one (``_demo_scenario.HISTORY``, whose first reply makes two calls: Llama 3's template
+    # writes one call per message); empty: that one (``messages``).
+    history: Sequence[Mapping[str, Any]] = ()
+
+    @property
+    def messages(self) -> Sequence[Mapping[str, Any]]:
+        """The conversation the demo renders before the completion."""
+        return self.history or HISTORY

@@ -124,3 +124,18 @@ REASONING = (
     "parallel. Two results are enough for dinner."
 )
 ANSWER = "I'll look up late dinner spots in Porto and convert your budget at the same time."
+
+
+def one_call_each(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``history`` with each reply of several calls written as one reply per call, each followed
+    by its result (for a template that writes one call per message, Llama 3's)."""
+    results = {m["tool_call_id"]: m for m in history if m["role"] == "tool"}
+    split: list[dict[str, Any]] = []
+    for message in history:
+        if message["role"] == "tool":
+            continue
+        for call in message.get("tool_calls", ()):
+            split += [{**message, "tool_calls": [call]}, results[call["id"]]]
+        if "tool_calls" not in message:
+            split.append(message)
+    return split
