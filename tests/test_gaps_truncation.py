@@ -150,13 +150,12 @@ def test_a_call_cut_anywhere_before_its_end_is_never_a_call_to_run(fmt: str) -> 
     close it."""
     text = completion(fmt)
     opener = next((marker for marker, terminal in markers(fmt).items() if terminal == "CALL_OPEN"), None)
-    if opener is None:  # the call opens with no marker (Llama 3's bare object)
+    if opener is None:  # the call opens with no marker (Llama 3's bare object): its own `}` ends it
         first = compiled(FORMATS[fmt].grammar).patterns["CALL_OPEN"].first
         assert first is not None
-        start = first.search(text).end()  # type: ignore[union-attr]
+        start, end = first.search(text).end(), call_ends(fmt, text)[-1][0]  # type: ignore[union-attr]
     else:
-        start = text.index(opener) + len(opener)
-    end = call_ends(fmt, text)[-1][1]
+        start, end = text.index(opener) + len(opener), call_ends(fmt, text)[-1][1]
     first_key = text.index(VALUES[0][0], start)
     for cut in range(start, end):
         whole = parse(fmt, [text[:cut]], TOOLS)
