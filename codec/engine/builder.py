@@ -59,6 +59,9 @@ class MessageBuilder:
         self.engine_length = False  # the engine said it stopped at its token limit
         self._ids: set[str] = set()
         self._call: Call | None = None
+        # A name written before its call's opener (gpt-oss's header recipient, `to=functions.NAME`,
+        # comes before the header's channel): it names the call that opens next.
+        self._named_ahead: list[str] = []
         self._handlers: dict[str, Callable[[str], None]] = {
             "REASONING": self._on_reasoning,
             "CONTENT": self._on_content,
@@ -227,6 +230,8 @@ class MessageBuilder:
 
     def _on_call_open(self, text: str) -> None:
         self._call = Call(len(self._calls) + len(self._incomplete), text, self._lazy)  # every announced call
+        if self._named_ahead:
+            self._call.name_parts, self._named_ahead = self._named_ahead, []
 
     def _on_call_id(self, text: str) -> None:
         if self._call is not None:
@@ -238,7 +243,9 @@ class MessageBuilder:
             self._report("missing_call_id", "a call without an id; a new one is made")
 
     def _on_name(self, text: str) -> None:
-        if self._call is not None and not self._call.started:
+        if self._call is None:
+            self._named_ahead.append(text)
+        elif not self._call.started:
             self._call.name_parts.append(text)
 
     def _reader(self, call: Call, terminal: str, inserted: bool) -> ArgumentReader:
