@@ -25,6 +25,7 @@ from codec.formats import (
     Family,
     deepseek_v3_1,
     gemma4,
+    gpt_oss,
     glm,
     kimi_k2,
     qwen3,
@@ -275,6 +276,24 @@ FORMATS: dict[str, FormatSpec] = {
             # A list of parts on a tool result or an assistant turn with calls is written as
             # Python's repr of the list (`{{ message['content'] }}`).
             string_content_only=True,
+        ),
+        FormatSpec(
+            name="gpt-oss",
+            template="gpt_oss.jinja",
+            grammar=gpt_oss.GRAMMAR,
+            family=gpt_oss.FAMILY,
+            model_ids=("openai/gpt-oss-120b", "openai/gpt-oss-20b"),
+            model_family="gpt-oss",
+            # <|return|> ends an answer, <|call|> a call (harmony's stop tokens for the assistant).
+            stop_terminals=("RETURN", "CALL_CLOSE"),
+            examples=gpt_oss.EXAMPLES,
+            demo=gpt_oss.demo.GPT_OSS,
+            # The template never reads bos_token or eos_token.
+            turn_terminals=("START", "END_OF_TEXT"),
+            content_after=("MESSAGE",),  # a message's body follows <|message|>: white space there is its text
+            string_content_only=True,  # the template joins content to strings with `+`
+            test_options={"reasoning_effort": ("low", "medium", "high"), "model_identity": (ANY_TEXT,)},
+            golden_options={"reasoning_effort": "high"},
         ),
     )
 }

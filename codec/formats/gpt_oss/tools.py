@@ -1,0 +1,82 @@
+"""The gpt-oss template's tools listing, read back. The template writes each tool as a
+TypeScript type in the ``functions`` namespace (``render_tool_namespace``)::
+
+    // DESCRIPTION
+    type NAME = (_: {
+    // PARAMETER DESCRIPTION
+    KEY?: TYPE, // default: DEFAULT
+    }) => any;
+
+and ``type NAME = () => any;`` for a tool without properties. A TypeScript type keeps less than
+its JSON schema (``integer`` and ``number`` are both ``number``; a nested object's keys are
+written once): each parameter's schema is read back as the one that writes the same text —
+``string``, ``number`` and ``boolean`` as those types, anything else as ``{"type": [TYPE]}``,
+the one-item type list the template writes as its item.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from codec.formats._prompt import wrap_tool
+
+_TOOL = re.compile(
+    r"// (?P<description>.*?)\ntype (?P<name>[^\s=]+) = (?:\(\) => any;\n\n|\(_: \{\n(?P<body>.*?)\}\) => any;\n\n)",
+    re.DOTALL,
+)
+_PARAMETER = re.compile(
+    r"(?:// (?P<description>[^\n]*)\n)?(?P<key>[^\n]+?)(?P<optional>\?)?: (?P<type>.*?)(?:, // default: (?P<default>[^\n]*))?,\n",
+    re.DOTALL,
+)
+_PLAIN = ("string", "number", "boolean")
+HEAD = "## functions\n\nnamespace functions {\n\n"
+TAIL = "} // namespace functions"
+
+
+def listed(text: str) -> list[dict[str, Any]]:
+    """The tools of a listing (``HEAD`` + tools + ``TAIL``); ``ValueError`` for other text."""
+    if not text.startswith(HEAD) or not text.endswith(TAIL):
+        raise ValueError("not the template's tools namespace")
+    body, at, tools = text[len(HEAD) : -len(TAIL)], 0, []
+    while at < len(body):
+        match = _TOOL.match(body, at)
+        if match is None:
+            raise ValueError(f"not a tool the template writes: {body[at : at + 40]!r}")
+        tools.append(_tool(match))
+        at = match.end()
+    return tools
+
+
+def _tool(match: re.Match[str]) -> dict[str, Any]:
+    function: dict[str, Any] = {"name": match["name"], "description": match["description"]}
+    if match["body"] is not None:
+        properties, required = _parameters(match["body"])
+        function["parameters"] = {"type": "object", "properties": properties, "required": required}
+    return wrap_tool(function)
+
+
+def _parameters(body: str) -> tuple[dict[str, Any], list[str]]:
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    at = 0
+    while at < len(body):
+        match = _PARAMETER.match(body, at)
+        if match is None:
+            raise ValueError(f"not a parameter the template writes: {body[at : at + 40]!r}")
+        properties[match["key"]] = _schema(match)
+        if not match["optional"]:
+            required.append(match["key"])
+        at = match.end()
+    return properties, required
+
+
+def _schema(match: re.Match[str]) -> dict[str, Any]:
+    written = match["type"]
+    schema: dict[str, Any] = {"type": written if written in _PLAIN else [written]}
+    if match["description"]:
+        schema["description"] = match["description"]
+    if match["default"] is not None:
+        schema["default"] = json.loads(match["default"])
+    return schema
