@@ -292,7 +292,11 @@ FORMATS: dict[str, FormatSpec] = {
             turn_terminals=("START", "END_OF_TEXT"),
             content_after=("MESSAGE",),  # a message's body follows <|message|>: white space there is its text
             string_content_only=True,  # the template joins content to strings with `+`
-            test_options={"reasoning_effort": ("low", "medium", "high"), "model_identity": (ANY_TEXT,)},
+            test_options={
+                "reasoning_effort": ("low", "medium", "high"),
+                "model_identity": (ANY_TEXT,),
+                "builtin_tools": (["browser"], ["python"], ["python", "browser"], []),
+            },
             golden_options={"reasoning_effort": "high"},
         ),
     )

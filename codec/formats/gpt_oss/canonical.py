@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codec._canonical import Draft, Rule, names_not_printed, number_calls, tool_responses_not_printed
-from codec.formats.gpt_oss.prompt import DEFAULT_EFFORT, DEFAULT_IDENTITY, developer_block
+from codec.formats.gpt_oss.prompt import BUILTIN_TOOLS, DEFAULT_EFFORT, DEFAULT_IDENTITY, developer_block
 from codec.models import AssistantMessage, SystemMessage, ToolMessage
 
 if TYPE_CHECKING:
@@ -57,7 +57,8 @@ def _listed(spec: FormatSpec, draft: Draft) -> list[dict[str, object]]:
 
 def _options_shown(draft: Draft) -> None:
     """The system block prints the date (option ``now``, ``YYYY-MM-DD``), the model identity and
-    the reasoning effort; their defaults read back as no option.
+    the reasoning effort; their defaults read back as no option. ``builtin_tools`` comes back as
+    the sections written (``browser``, then ``python``); an empty one as no option.
 
     ``{{- "Current date: " + strftime_now("%Y-%m-%d") + "\\n\\n" }}``
     """
@@ -66,6 +67,10 @@ def _options_shown(draft: Draft) -> None:
         del draft.options["model_identity"]
     if draft.options.get("reasoning_effort") == DEFAULT_EFFORT:
         del draft.options["reasoning_effort"]
+    if "builtin_tools" in draft.options:
+        given = draft.options.pop("builtin_tools")
+        if given:
+            draft.options["builtin_tools"] = [name for name in BUILTIN_TOOLS if name in given]
 
 
 def _later_system_messages_dropped(draft: Draft) -> None:
@@ -79,13 +84,14 @@ def _later_system_messages_dropped(draft: Draft) -> None:
 
 def _first_system_as_instructions(draft: Draft) -> None:
     """A first system or developer message is the developer block's instructions: it reads back
-    as a system message, and an empty one is not written.
+    as a system message, and an empty one is not written (unless it is the only message: a
+    conversation the template can write has one, and none reads back as an empty system message).
 
     ``{%- if messages[0].role == "developer" or messages[0].role == "system" %}``
     """
     if draft.messages and isinstance(draft.messages[0], SystemMessage):
         first = draft.messages[0]
-        if first.content:
+        if first.content or len(draft.messages) == 1:
             draft.messages[0] = SystemMessage(content=first.content)
         else:
             del draft.messages[0]

@@ -10,8 +10,8 @@
     <|start|>assistant<|channel|>final<|message|>answer<|end|>
     <|start|>assistant
 
-The system block shows the options ``model_identity``, ``now`` (the date) and
-``reasoning_effort``; the developer block the first system message and the tools
+The system block shows the options ``model_identity``, ``now`` (the date),
+``reasoning_effort`` and ``builtin_tools``; the developer block the first system message and the tools
 (``tools.listed``). A call carries no id: calls are numbered as ``number_calls`` numbers them. A result is its content as JSON (``|tojson``).
 """
 
@@ -36,9 +36,11 @@ if TYPE_CHECKING:
 # templates/gpt_oss.jinja, build_system_message().
 DEFAULT_IDENTITY = "You are ChatGPT, a large language model trained by OpenAI."
 DEFAULT_EFFORT = "medium"
+# render_builtin_tools(browser_tool, python_tool): the sections it writes, in this order.
+BUILTIN_TOOLS = ("browser", "python")
 _SYSTEM = re.compile(
     r"(?P<identity>.*)\nKnowledge cutoff: 2024-06\nCurrent date: (?P<now>[0-9]{4}-[0-9]{2}-[0-9]{2})\n\n"
-    r"Reasoning: (?P<effort>.*)\n\n# Valid channels: analysis, commentary, final\. Channel must be included for every"
+    r"Reasoning: (?P<effort>.*?)\n\n(?:# Tools\n\n(?P<builtin>.*?))?# Valid channels: analysis, commentary, final\. Channel must be included for every"
     r" message\.(?:\nCalls to these tools must go to the commentary channel: 'functions'\.)?",
     re.DOTALL,
 )
@@ -75,6 +77,8 @@ class _Tree(Transformer[Token, Any]):
             options["model_identity"] = match["identity"]
         if match["effort"] != DEFAULT_EFFORT:
             options["reasoning_effort"] = match["effort"]
+        if match["builtin"] is not None:
+            options["builtin_tools"] = [name for name in BUILTIN_TOOLS if f"## {name}\n\n" in match["builtin"]]
         return _Header(options)
 
     def developer(self, children: list[Any]) -> _Developer:
@@ -130,8 +134,8 @@ def read(tree: Tree[Any], spec: FormatSpec, render: RenderFn) -> Conversation:
     system, tools = items.pop(0) if items and isinstance(items[0], _Developer) else (None, [])
     generation = bool(items) and isinstance(items[-1], _Generation)
     messages: list[AnyMessage] = [m for m in items if not isinstance(m, _Generation)]
-    if system is not None:
-        messages.insert(0, SystemMessage(content=system))
+    if system is not None or not messages:  # the template needs a message (`messages[0].role`)
+        messages.insert(0, SystemMessage(content=system or ""))
     draft = Draft(messages, tools, options, generation, datetime.now())
     number_calls(draft)  # the template writes no ids: canonical numbers the calls the same way
     return draft.conversation()

@@ -27,9 +27,10 @@ _TOOL = re.compile(
     re.DOTALL,
 )
 _PARAMETER = re.compile(
-    r"(?:// (?P<description>[^\n]*)\n)?(?P<key>[^\n]+?)(?P<optional>\?)?: (?P<type>.*?)(?:, // default: (?P<default>[^\n]*))?,\n",
+    r"(?:// (?P<description>.*?)\n)?(?P<key>[^\n]+?)(?P<optional>\?)?: (?P<type>.*?)(?:, // default: (?P<default>[^\n]*))?,\n",
     re.DOTALL,
 )
+_END = ",\n"  # every parameter ends so (`{{- ",\n" }}`, last or not)
 _PLAIN = ("string", "number", "boolean")
 HEAD = "## functions\n\nnamespace functions {\n\n"
 TAIL = "} // namespace functions"
@@ -62,14 +63,23 @@ def _parameters(body: str) -> tuple[dict[str, Any], list[str]]:
     required: list[str] = []
     at = 0
     while at < len(body):
-        match = _PARAMETER.match(body, at)
-        if match is None:
-            raise ValueError(f"not a parameter the template writes: {body[at : at + 40]!r}")
+        match = _parameter(body, at)
         properties[match["key"]] = _schema(match)
         if not match["optional"]:
             required.append(match["key"])
         at = match.end()
     return properties, required
+
+
+def _parameter(body: str, at: int) -> re.Match[str]:
+    """The shortest parameter at ``at`` (a description or a type may hold `,\n` too)."""
+    end = body.find(_END, at)
+    while end >= 0:
+        match = _PARAMETER.fullmatch(body, at, end + len(_END))
+        if match is not None:
+            return match
+        end = body.find(_END, end + 1)
+    raise ValueError(f"not a parameter the template writes: {body[at : at + 40]!r}")
 
 
 def _schema(match: re.Match[str]) -> dict[str, Any]:
