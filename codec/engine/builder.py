@@ -174,14 +174,20 @@ class MessageBuilder:
         the truncated call (never as a call to run)."""
         self.cut_off = True
         self.cut_call()
+        if self._named_ahead:  # a name no call took (the output ended in the header): text
+            self._on_content("".join(self._named_ahead))
+            self._named_ahead = []
 
-    def cut_call(self) -> None:
+    def cut_call(self, read_again: bool = False) -> None:
         """The open call ends here unfinished — the output ended, or a marker that cannot stand
         inside a call came first: it is the truncated call, never a call to run. A call whose
-        name is not complete emitted nothing: its text is content."""
+        name is not complete emitted nothing: its text is content. ``read_again``: the parser
+        goes back to before the call's opener, so a name written before it names the next."""
         call = self._call
         if call is None:
             return
+        if read_again and call.ahead:
+            self._named_ahead = list(call.ahead)
         if not call.started:
             self.abandon_call()
             return
@@ -230,8 +236,10 @@ class MessageBuilder:
 
     def _on_call_open(self, text: str) -> None:
         self._call = Call(len(self._calls) + len(self._incomplete), text, self._lazy)  # every announced call
-        if self._named_ahead:
-            self._call.name_parts, self._named_ahead = self._named_ahead, []
+        if self._named_ahead:  # its text too, were the call taken back
+            self._call.raw[:0] = self._call.ahead = self._named_ahead
+            self._call.name_parts = list(self._named_ahead)
+            self._named_ahead = []
 
     def _on_call_id(self, text: str) -> None:
         if self._call is not None:
