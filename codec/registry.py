@@ -50,7 +50,9 @@ class FormatSpec:
     to try (``ANY_TEXT``: any text); ``golden_options`` the ones the render goldens use.
     ``turn_terminals`` are the markers that begin or end a turn: inside a call, like a stop
     marker or another call's opener, one ends the call (unfinished unless only its closing
-    marker was missing), never reads as text of a value.
+    marker was missing), never reads as text of a value. ``calls_per_message``: the most calls
+    the template writes of one assistant message (``None``: all of them; gpt-oss's writes the
+    first), so a reply with more calls is written, and read back, as several messages.
     """
 
     name: str
@@ -71,6 +73,7 @@ class FormatSpec:
     golden_options: Mapping[str, Any] = field(default_factory=dict)
     turn_terminals: tuple[str, ...] = ()
     content_after: tuple[str, ...] = ()
+    calls_per_message: int | None = None
 
     @property
     def call_enders(self) -> frozenset[str]:
@@ -292,6 +295,7 @@ FORMATS: dict[str, FormatSpec] = {
             turn_terminals=("START", "END_OF_TEXT"),
             content_after=("MESSAGE",),  # a message's body follows <|message|>: white space there is its text
             string_content_only=True,  # the template joins content to strings with `+`
+            calls_per_message=1,  # `{%- set tool_call = message.tool_calls[0] %}`
             test_options={
                 "reasoning_effort": ("low", "medium", "high"),
                 "model_identity": (ANY_TEXT,),

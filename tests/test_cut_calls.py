@@ -48,9 +48,21 @@ def _message(arguments: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def two_calls(fmt: str, arguments: list[dict[str, Any]] = ARGUMENTS) -> str:
-    text = completion_after(codec.load(fmt), HISTORY, _message(arguments), TOOLS, NOW, {})
-    assert text is not None
-    return text
+    """What the template writes for a reply with the two calls; where it writes one call per
+    message (``FormatSpec.calls_per_message``), the reply is two messages, the second after
+    the generation prompt that follows the first."""
+    c, message = codec.load(fmt), _message(arguments)
+    if FORMATS[fmt].calls_per_message is None:
+        text = completion_after(c, HISTORY, message, TOOLS, NOW, {})
+        assert text is not None
+        return text
+    first, second = ({**message, "tool_calls": [call]} for call in message["tool_calls"])
+    one = completion_after(c, HISTORY, first, TOOLS, NOW, {})
+    two = completion_after(c, [*HISTORY, first], second, TOOLS, NOW, {})
+    assert one is not None and two is not None
+    prompt = c.render([*HISTORY, first], tools=TOOLS, now=NOW)
+    bare = c.render([*HISTORY, first], tools=TOOLS, now=NOW, add_generation_prompt=False)
+    return one + prompt[len(bare) :] + two
 
 
 def closers(fmt: str, text: str) -> list[tuple[int, int]]:
