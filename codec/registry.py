@@ -53,6 +53,9 @@ class FormatSpec:
     marker was missing), never reads as text of a value. ``calls_per_message``: the most calls
     the template writes of one assistant message (``None``: all of them; gpt-oss's writes the
     first), so a reply with more calls is written, and read back, as several messages.
+    ``call_head``: the text a call begins with, where the template writes it before the call's
+    opening marker (gpt-oss's recipient ``to=functions.``, before the channel); ``None``: a call
+    begins at its opener.
     """
 
     name: str
@@ -74,6 +77,7 @@ class FormatSpec:
     turn_terminals: tuple[str, ...] = ()
     content_after: tuple[str, ...] = ()
     calls_per_message: int | None = None
+    call_head: str | None = None
 
     @property
     def call_enders(self) -> frozenset[str]:
@@ -296,6 +300,7 @@ FORMATS: dict[str, FormatSpec] = {
             content_after=("MESSAGE",),  # a message's body follows <|message|>: white space there is its text
             string_content_only=True,  # the template joins content to strings with `+`
             calls_per_message=1,  # `{%- set tool_call = message.tool_calls[0] %}`
+            call_head=" to=functions.",  # `"<|start|>assistant to=" + "functions." + tool_call.name + "<|channel|>…"`
             test_options={
                 "reasoning_effort": ("low", "medium", "high"),
                 "model_identity": (ANY_TEXT,),
