@@ -25,3 +25,10 @@ class BodyArguments(JsonArguments):
         if self._json is None:
             super().token("CALL_ARGS", "", inserted)
         super().token(terminal, text, inserted)
+
+    @property
+    def complete(self) -> bool:
+        """Whole, or refused text is held for the lenient second reading at the call's end
+        (double-encoded arguments): the call's ``<|call|>`` may end it. Only a value still open
+        (``{"city": "Par<|call|>``) leaves the call unfinished."""
+        return super().complete or bool(self._rejected)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codec._canonical import Draft, Rule, names_not_printed, number_calls, tool_responses_not_printed
+from codec.errors import RenderError, describe
 from codec.formats.gpt_oss.prompt import BUILTIN_TOOLS, DEFAULT_EFFORT, DEFAULT_IDENTITY, developer_block
 from codec.models import AssistantMessage, SystemMessage, ToolMessage
 
@@ -67,10 +68,12 @@ def _options_shown(draft: Draft) -> None:
         del draft.options["model_identity"]
     if draft.options.get("reasoning_effort") == DEFAULT_EFFORT:
         del draft.options["reasoning_effort"]
-    if "builtin_tools" in draft.options:
-        given = draft.options.pop("builtin_tools")
-        if given:
-            draft.options["builtin_tools"] = [name for name in BUILTIN_TOOLS if name in given]
+    given = draft.options.pop("builtin_tools", None)
+    if not given:
+        return
+    if not isinstance(given, list | tuple):  # `{%- for tool in builtin_tools %}`: a list of names
+        raise RenderError(f"builtin_tools must be a list of tool names, got {describe(given, 40)}")
+    draft.options["builtin_tools"] = [name for name in BUILTIN_TOOLS if name in given]
 
 
 def _later_system_messages_dropped(draft: Draft) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from codec.constrain.calls import Tool, marker, object_schema
 from codec.constrain.lark import Builder, literal
 from codec.constrain.values import Values, json_syntax
-from codec.engine.grammar import compiled
+from codec.engine.grammar import CompiledGrammar, compiled
 
 # The header words before the name, as the grammar spells them: ` to=functions.`.
 _RECIPIENT = ("TO", "NAMESPACE")
@@ -30,8 +30,17 @@ def call(
     body = [
         literal(recipient),
         written or literal(name),
-        marker(grammar, "CALL_OPEN"),
+        *_opener(grammar),
+        literal(grammar.patterns["CONTENT_TYPE"].literal or ""),
+        marker(grammar, "MESSAGE"),
         arguments,
         marker(grammar, "CALL_CLOSE"),
     ]
     return builder.rule("call", " ".join(body))
+
+
+def _opener(grammar: CompiledGrammar) -> tuple[str, str]:
+    """The call's opener, ``<|channel|>commentary ``: one special token (the channel's) and
+    the word after it, which the model writes as text."""
+    channel = grammar.display("CHANNEL")
+    return marker(grammar, "CHANNEL"), literal(grammar.display("CALL_OPEN").removeprefix(channel))
