@@ -83,10 +83,19 @@ def _parameter(body: str, at: int) -> re.Match[str]:
 
 
 def _schema(match: re.Match[str]) -> dict[str, Any]:
-    written = match["type"]
+    written, default = match["type"], match["default"]
     schema: dict[str, Any] = {"type": written if written in _PLAIN else [written]}
     if match["description"]:
         schema["description"] = match["description"]
-    if match["default"] is not None:
-        schema["default"] = json.loads(match["default"])
+    if default is None:
+        return schema
+    try:
+        schema["default"] = json.loads(default)
+    except ValueError:
+        # An enum's default is written as it is (`", // default: " + param_spec.default`), a
+        # string enum's type as its values: `"a" | "b"`.
+        if not (written.startswith('"') and written.endswith('"')):
+            raise
+        schema = {"type": "string", "enum": written[1:-1].split('" | "'), **schema, "default": default}
+        schema["type"] = "string"
     return schema
