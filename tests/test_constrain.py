@@ -435,6 +435,7 @@ def test_unenforced_schema_features_are_reported_and_loosened() -> None:
             "type": "function",
             "function": {
                 "name": "f",
+                "description": "A tool.",
                 "parameters": {
                     "type": "object",
                     "properties": {"n": {"type": "integer", "minimum": 3}, "s": {"type": "string", "pattern": "^a+$"}},
