@@ -108,9 +108,14 @@ def _history_reasoning_dropped(draft: Draft) -> None:
     """
     last = len(draft.messages) - 1
     for index, message in enumerate(draft.messages):
-        if isinstance(message, AssistantMessage) and not message.tool_calls and message.reasoning is not None:
-            if index != last or draft.add_generation_prompt:
-                draft.messages[index] = message.model_copy(update={"reasoning": None})
+        kept = index == last and not draft.add_generation_prompt
+        if (
+            isinstance(message, AssistantMessage)
+            and not message.tool_calls
+            and message.reasoning is not None
+            and not kept
+        ):
+            draft.messages[index] = message.model_copy(update={"reasoning": None})
 
 
 def _call_analysis(draft: Draft) -> None:

@@ -1,8 +1,10 @@
 """Reads a gpt-oss prompt's tree (``gpt_oss.lark``, rule ``conversation``) into a
-``Conversation``. What the prompt shows, literally::
+``Conversation``. What the prompt shows, literally (lines broken here)::
 
-    <|start|>system<|message|>IDENTITY\\nKnowledge cutoff: 2024-06\\nCurrent date: DATE\\n\\nReasoning: EFFORT\\n\\n# Valid channels: …<|end|>
-    <|start|>developer<|message|># Instructions\\n\\nSYSTEM\\n\\n# Tools\\n\\n## functions\\n\\nnamespace functions {…} // namespace functions<|end|>
+    <|start|>system<|message|>IDENTITY\\nKnowledge cutoff: 2024-06\\nCurrent date: DATE\\n\\n
+        Reasoning: EFFORT\\n\\n# Valid channels: …<|end|>
+    <|start|>developer<|message|># Instructions\\n\\nSYSTEM\\n\\n# Tools\\n\\n## functions\\n\\n
+        namespace functions {…} // namespace functions<|end|>
     <|start|>user<|message|>text<|end|>
     <|start|>assistant<|channel|>analysis<|message|>R<|end|>
     <|start|>assistant to=functions.NAME<|channel|>commentary json<|message|>{json}<|call|>
@@ -11,8 +13,9 @@
     <|start|>assistant
 
 The system block shows the options ``model_identity``, ``now`` (the date),
-``reasoning_effort`` and ``builtin_tools``; the developer block the first system message and the tools
-(``tools.listed``). A call carries no id: calls are numbered as ``number_calls`` numbers them. A result is its content as JSON (``|tojson``).
+``reasoning_effort`` and ``builtin_tools``; the developer block the first system message and
+the tools (``tools.listed``). A call carries no id: calls are numbered as ``number_calls``
+numbers them. A result is its content as JSON (``|tojson``).
 """
 
 from __future__ import annotations
@@ -40,8 +43,9 @@ DEFAULT_EFFORT = "medium"
 BUILTIN_TOOLS = ("browser", "python")
 _SYSTEM = re.compile(
     r"(?P<identity>.*)\nKnowledge cutoff: 2024-06\nCurrent date: (?P<now>[0-9]{4}-[0-9]{2}-[0-9]{2})\n\n"
-    r"Reasoning: (?P<effort>.*?)\n\n(?:# Tools\n\n(?P<builtin>.*?))?# Valid channels: analysis, commentary, final\. Channel must be included for every"
-    r" message\.(?:\nCalls to these tools must go to the commentary channel: 'functions'\.)?",
+    r"Reasoning: (?P<effort>.*?)\n\n(?:# Tools\n\n(?P<builtin>.*?))?"
+    r"# Valid channels: analysis, commentary, final\. Channel must be included for every message\."
+    r"(?:\nCalls to these tools must go to the commentary channel: 'functions'\.)?",
     re.DOTALL,
 )
 # The developer block: `# Instructions\n\n` + the first system message + `\n\n`, then the tools.

@@ -27,7 +27,8 @@ _TOOL = re.compile(
     re.DOTALL,
 )
 _PARAMETER = re.compile(
-    r"(?:// (?P<description>.*?)\n)?(?P<key>[^\n]+?)(?P<optional>\?)?: (?P<type>.*?)(?:, // default: (?P<default>[^\n]*))?,\n",
+    r"(?:// (?P<description>.*?)\n)?(?P<key>[^\n]+?)(?P<optional>\?)?: (?P<type>.*?)"
+    r"(?:, // default: (?P<default>[^\n]*))?,\n",
     re.DOTALL,
 )
 _END = ",\n"  # every parameter ends so (`{{- ",\n" }}`, last or not)
