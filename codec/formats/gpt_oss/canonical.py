@@ -53,7 +53,10 @@ def _listed(spec: FormatSpec, draft: Draft) -> list[dict[str, object]]:
         [{"role": "user", "content": ""}], tools=draft.tools, now=draft.now, add_generation_prompt=False
     )
     start, end = prompt.index("# Tools\n\n## functions"), prompt.rindex("} // namespace functions")
-    return developer_block(prompt[start : end + len("} // namespace functions")])[1]
+    try:
+        return developer_block(prompt[start : end + len("} // namespace functions")])[1]
+    except ValueError as error:  # a listing no reading gives back (parse_prompt refuses it too)
+        raise RenderError(f"the tools are written in a way that cannot be read back: {error}") from None
 
 
 def _options_shown(draft: Draft) -> None:

@@ -32,6 +32,7 @@ _PARAMETER = re.compile(
     re.DOTALL,
 )
 _END = ",\n"  # every parameter ends so (`{{- ",\n" }}`, last or not)
+_MOST_ENDS = 256
 _PLAIN = ("string", "number", "boolean")
 HEAD = "## functions\n\nnamespace functions {\n\n"
 TAIL = "} // namespace functions"
@@ -62,24 +63,57 @@ def _tool(match: re.Match[str]) -> dict[str, Any]:
 def _parameters(body: str) -> tuple[dict[str, Any], list[str]]:
     properties: dict[str, Any] = {}
     required: list[str] = []
-    at = 0
-    while at < len(body):
-        match = _parameter(body, at)
+    for match in _readings(body):
         properties[match["key"]] = _schema(match)
         if not match["optional"]:
             required.append(match["key"])
-        at = match.end()
     return properties, required
 
 
+def _readings(body: str) -> list[re.Match[str]]:
+    """The parameters of ``body``: each the shortest that lets the rest be read too (a
+    description or an enum value may hold `,\n`, which ends every parameter)."""
+    ends = [at + len(_END) for at in _occurrences(body, _END)]
+    if len(ends) > _MOST_ENDS:  # past this many, each the shortest alone: no search
+        return _shortest_each(body)
+    after: dict[int, re.Match[str] | None] = {len(body): None}  # start -> a parameter read whole from there
+    for start in reversed([0, *ends[:-1]]):
+        for end in ends:
+            match = _PARAMETER.fullmatch(body, start, end) if end > start and end in after else None
+            if match is not None:
+                after[start] = match
+                break
+    if 0 not in after:
+        raise ValueError(f"not parameters the template writes: {body[:40]!r}")
+    found, at = [], 0
+    while (match := after[at]) is not None:
+        found.append(match)
+        at = match.end()
+    return found
+
+
+def _shortest_each(body: str) -> list[re.Match[str]]:
+    found, at = [], 0
+    while at < len(body):
+        found.append(_parameter(body, at))
+        at = found[-1].end()
+    return found
+
+
+def _occurrences(text: str, part: str) -> list[int]:
+    found, at = [], text.find(part)
+    while at >= 0:
+        found.append(at)
+        at = text.find(part, at + 1)
+    return found
+
+
 def _parameter(body: str, at: int) -> re.Match[str]:
-    """The shortest parameter at ``at`` (a description or a type may hold `,\n` too)."""
-    end = body.find(_END, at)
-    while end >= 0:
-        match = _PARAMETER.fullmatch(body, at, end + len(_END))
+    """The shortest parameter at ``at``."""
+    for end in _occurrences(body[at:], _END):
+        match = _PARAMETER.fullmatch(body, at, at + end + len(_END))
         if match is not None:
             return match
-        end = body.find(_END, end + 1)
     raise ValueError(f"not a parameter the template writes: {body[at : at + 40]!r}")
 
 
