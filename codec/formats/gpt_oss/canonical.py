@@ -83,9 +83,16 @@ def _later_system_messages_dropped(draft: Draft) -> None:
     """A system or developer message after the first message is never written: the loop writes
     only assistant, tool and user messages.
 
+    An answer they follow is no longer the last message, and is written so (``<|end|>``, not
+    ``<|return|>``): an empty system message at the end stands for them.
+
     ``{#- At this point only assistant/user/tool messages should remain #}``
     """
+    trailing = len(draft.messages) > 1 and isinstance(draft.messages[-1], SystemMessage)
     draft.messages[1:] = [m for m in draft.messages[1:] if not isinstance(m, SystemMessage)]
+    last = draft.messages[-1]
+    if trailing and not draft.add_generation_prompt and isinstance(last, AssistantMessage) and not last.tool_calls:
+        draft.messages.append(SystemMessage(content=""))
 
 
 def _first_system_as_instructions(draft: Draft) -> None:

@@ -72,6 +72,8 @@ class _Generation:
 class _Tree(Transformer[Token, Any]):
     """One small method per rule of ``gpt_oss.lark``'s prompt section."""
 
+    open_end = False  # the last answer read ended with <|end|>, not <|return|>
+
     def system(self, children: list[Any]) -> _Header:
         match = _SYSTEM.fullmatch(text_of(children, "SYSTEM_TEXT"))
         if match is None:
@@ -102,6 +104,9 @@ class _Tree(Transformer[Token, Any]):
         return AssistantMessage(content=body, reasoning=reasoning)
 
     def answer(self, children: list[Any]) -> str:
+        # `<|end|>` after the answer a prompt ends with: messages the template does not write
+        # followed it (canonical: an empty system message stands for them).
+        self.open_end = any(isinstance(c, Token) and c.type == "END" for c in children)
         return text_of(children, "CONTENT")
 
     def written_call(self, children: list[Any]) -> ToolCall:
@@ -133,13 +138,17 @@ def developer_block(text: str) -> tuple[str | None, list[dict[str, Any]]]:
 
 def read(tree: Tree[Any], spec: FormatSpec, render: RenderFn) -> Conversation:
     """The conversation of a gpt-oss prompt tree."""
-    items = list(_Tree().transform(tree).children)
+    reader = _Tree()
+    items = list(reader.transform(tree).children)
     options: dict[str, Any] = dict(items.pop(0))
     system, tools = items.pop(0) if items and isinstance(items[0], _Developer) else (None, [])
     generation = bool(items) and isinstance(items[-1], _Generation)
     messages: list[AnyMessage] = [m for m in items if not isinstance(m, _Generation)]
     if system is not None or not messages:  # the template needs a message (`messages[0].role`)
         messages.insert(0, SystemMessage(content=system or ""))
+    last = messages[-1]
+    if not generation and isinstance(last, AssistantMessage) and not last.tool_calls and reader.open_end:
+        messages.append(SystemMessage(content=""))
     draft = Draft(messages, tools, options, generation, datetime.now())
     number_calls(draft)  # the template writes no ids: canonical numbers the calls the same way
     return draft.conversation()
