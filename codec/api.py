@@ -447,9 +447,15 @@ class Codec:
         arguments: dict[str, Any] = {"tools": tools, "now": now, "allow_special_tokens": allow_special_tokens}
         prompt = self.render(messages, **arguments, **options)
         settled = self.render(messages, add_generation_prompt=False, **arguments, **options)
-        if not prompt.startswith(settled):
-            raise RenderError(f"the {self.name} template's generation prompt is not a suffix of the prompt")
-        return prompt, prompt[len(settled) :]
+        if prompt.startswith(settled):
+            return prompt, prompt[len(settled) :]
+        # A template may write the last message differently when it ends the conversation
+        # (gpt-oss ends a last answer with <|return|>, an earlier one with <|end|>): the
+        # generation prompt is then the one it writes after any conversation, if the prompt ends so.
+        generation_prompt = self._renderer.generation_prompt(options)
+        if generation_prompt and prompt.endswith(generation_prompt):
+            return prompt, generation_prompt
+        raise RenderError(f"the {self.name} template's generation prompt is not a suffix of the prompt")
 
 
 def as_datetime(now: datetime | date | str | None) -> datetime | None:

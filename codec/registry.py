@@ -27,6 +27,7 @@ from codec.formats import (
     gemma4,
     glm,
     glm45,
+    gpt_oss,
     kimi_k2,
     llama3,
     minimax_m2,
@@ -56,7 +57,12 @@ class FormatSpec:
     ``turn_terminals`` are the markers that begin or end a turn: inside a call, like a stop
     marker or another call's opener, one ends the call (unfinished unless only its closing
     marker was missing), never reads as text of a value. ``one_call_per_message``: the template
-    refuses an assistant message with more than one call (Llama 3's).
+    refuses an assistant message with more than one call (Llama 3's). ``calls_per_message``: the most calls
+    the template writes of one assistant message (``None``: all of them; gpt-oss's writes the
+    first), so a reply with more calls is written, and read back, as several messages.
+    ``call_head``: the text a call begins with, where the template writes it before the call's
+    opening marker (gpt-oss's recipient ``to=functions.``, before the channel); ``None``: a call
+    begins at its opener.
     """
 
     name: str
@@ -79,6 +85,8 @@ class FormatSpec:
     content_after: tuple[str, ...] = ()
     writes_reasoning: bool = True  # False: the template drops an assistant message's reasoning
     one_call_per_message: bool = False  # the template refuses an assistant message with two calls
+    calls_per_message: int | None = None
+    call_head: str | None = None
 
     @property
     def call_enders(self) -> frozenset[str]:
@@ -508,6 +516,30 @@ FORMATS: dict[str, FormatSpec] = {
                 "custom_tools": (llama3.CUSTOM_TOOLS,),
             },
             golden_options={"tools_in_user_message": False},
+        ),
+        FormatSpec(
+            name="gpt-oss",
+            template="gpt_oss.jinja",
+            grammar=gpt_oss.GRAMMAR,
+            family=gpt_oss.FAMILY,
+            model_ids=("openai/gpt-oss-120b", "openai/gpt-oss-20b"),
+            model_family="gpt-oss",
+            # <|return|> ends an answer, <|call|> a call (harmony's stop tokens for the assistant).
+            stop_terminals=("RETURN", "CALL_CLOSE"),
+            examples=gpt_oss.EXAMPLES,
+            demo=gpt_oss.demo.GPT_OSS,
+            # The template never reads bos_token or eos_token.
+            turn_terminals=("START", "END_OF_TEXT"),
+            content_after=("MESSAGE",),  # a message's body follows <|message|>: white space there is its text
+            string_content_only=True,  # the template joins content to strings with `+`
+            calls_per_message=1,  # `{%- set tool_call = message.tool_calls[0] %}`
+            call_head=" to=functions.",  # `"<|start|>assistant to=" + "functions." + tool_call.name + "<|channel|>…"`
+            test_options={
+                "reasoning_effort": ("low", "medium", "high"),
+                "model_identity": (ANY_TEXT,),
+                "builtin_tools": (["browser"], ["python"], ["python", "browser"], []),
+            },
+            golden_options={"reasoning_effort": "high"},
         ),
     )
 }

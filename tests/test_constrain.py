@@ -166,6 +166,7 @@ TOOLS = [
         "type": "function",
         "function": {
             "name": "get_weather",
+            "description": "Current weather.",  # gpt-oss's template writes no tool without one
             "parameters": {
                 "type": "object",
                 "properties": {"city": {"type": "string"}, "days": {"type": "integer"}, "units": {"enum": ["C", "F"]}},
@@ -174,7 +175,10 @@ TOOLS = [
             },
         },
     },
-    {"type": "function", "function": {"name": "ping", "parameters": {"type": "object", "properties": {}}}},
+    {
+        "type": "function",
+        "function": {"name": "ping", "description": "Ping.", "parameters": {"type": "object", "properties": {}}},
+    },
 ]
 
 
@@ -234,8 +238,11 @@ def _content_then_call(fmt: str, answer: str) -> bool:
 
 
 def _opener(fmt: str) -> str:
-    """The text a call opens with: its opening marker, or where the call opens with no marker
+    """The text a call opens with: the head the template writes before it
+    (``FormatSpec.call_head``), its opening marker, or where the call opens with no marker
     (Llama 3's bare object, ``CALL_OPEN`` a pattern) the character its pattern starts with."""
+    if FORMATS[fmt].call_head:
+        return FORMATS[fmt].call_head
     grammar = compiled(FORMATS[fmt].grammar)
     pattern = grammar.patterns.get("CALL_OPEN")
     if pattern is not None and pattern.first is not None:
@@ -284,9 +291,10 @@ def _split(text: str, at: str) -> tuple[str, str]:
 def test_well_formed_calls_are_accepted(fmt: str) -> None:
     arguments = {"city": "Paris", "days": 3, "units": "C"}
     text = _call(fmt, arguments)
-    m = accepted(fmt, text + _ending(fmt, text))
+    ended = text + _ending(fmt, text)  # where the stop closes the call too (gpt-oss), it is its end
+    m = accepted(fmt, ended)
     assert m.is_accepting()
-    [call] = codec.load(fmt).parse(text, tools=TOOLS, strict=True).tool_calls
+    [call] = codec.load(fmt).parse(ended, tools=TOOLS, strict=True).tool_calls
     assert call.arguments == arguments
 
 
@@ -358,6 +366,8 @@ def test_named_tool_choice_refuses_other_tools(fmt: str) -> None:
 
 @pytest.mark.parametrize("fmt", FORMATS_UNDER_TEST)
 def test_second_call_refused_without_parallel_calls(fmt: str) -> None:
+    if "CALL_CLOSE" in FORMATS[fmt].stop_terminals:
+        pytest.skip("a call's closer stops generation (gpt-oss's <|call|>): a completion holds one call")
     one = _call(fmt)
     refused_at(fmt, one, _opener(fmt), parallel_tool_calls=False)
     twice = one + one[one.index(_opener(fmt)) :]
@@ -447,6 +457,7 @@ def test_unenforced_schema_features_are_reported_and_loosened() -> None:
             "type": "function",
             "function": {
                 "name": "f",
+                "description": "A tool.",
                 "parameters": {
                     "type": "object",
                     "properties": {"n": {"type": "integer", "minimum": 3}, "s": {"type": "string", "pattern": "^a+$"}},

@@ -50,7 +50,7 @@ def notes(built: Constraint, code: str) -> dict[tuple[str | None, str], str]:
 
 
 def offered(name: str, parameters: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "function", "function": {"name": name, "parameters": parameters}}
+    return {"type": "function", "function": {"name": name, "description": "A tool.", "parameters": parameters}}
 
 
 def required(properties: dict[str, Any], *names: str) -> dict[str, Any]:

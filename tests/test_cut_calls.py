@@ -48,16 +48,26 @@ def _message(arguments: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def two_calls(fmt: str, arguments: list[dict[str, Any]] = ARGUMENTS) -> str:
-    """The reply with two calls as the template writes it; a template that refuses two calls in
-    one message (Llama 3's: ``This model only supports single tool-calls at once!``) is skipped,
-    once it is seen to refuse them (tests/test_llama3.py cuts its one call at every offset)."""
-    c = codec.load(fmt)
-    text = completion_after(c, HISTORY, _message(arguments), TOOLS, NOW, {})
-    if text is None:
-        with pytest.raises(codec.RenderError):
-            c.render([*HISTORY, _message(arguments)], tools=TOOLS, now=NOW)
-        pytest.skip(f"{fmt}'s template writes one call per message")
-    return text
+    """The reply with two calls as the template writes it. Where it writes one call per message
+    (``FormatSpec.calls_per_message``, gpt-oss), the reply is two messages, the second after the
+    generation prompt that follows the first; a template that refuses two calls in one message
+    (Llama 3's: ``This model only supports single tool-calls at once!``) is skipped, once it is
+    seen to refuse them (tests/test_llama3.py cuts its one call at every offset)."""
+    c, message = codec.load(fmt), _message(arguments)
+    if FORMATS[fmt].calls_per_message is None:
+        text = completion_after(c, HISTORY, message, TOOLS, NOW, {})
+        if text is None:
+            with pytest.raises(codec.RenderError):
+                c.render([*HISTORY, message], tools=TOOLS, now=NOW)
+            pytest.skip(f"{fmt}'s template writes one call per message")
+        return text
+    first, second = ({**message, "tool_calls": [call]} for call in message["tool_calls"])
+    one = completion_after(c, HISTORY, first, TOOLS, NOW, {})
+    two = completion_after(c, [*HISTORY, first], second, TOOLS, NOW, {})
+    assert one is not None and two is not None
+    prompt = c.render([*HISTORY, first], tools=TOOLS, now=NOW)
+    bare = c.render([*HISTORY, first], tools=TOOLS, now=NOW, add_generation_prompt=False)
+    return one + prompt[len(bare) :] + two
 
 
 def closers(fmt: str, text: str) -> list[tuple[int, int]]:

@@ -137,6 +137,10 @@ def expected_reply(
         # A template that cannot print an answer without content keeps "" in prompts (Solar);
         # a completion's empty answer is no answer (None), as in every format.
         expected = expected.model_copy(update={"content": None})
+    if expected.reasoning == "":
+        # Likewise reasoning: a template that writes an empty analysis for "" (gpt-oss's
+        # `"thinking" in message`) keeps "" in prompts; a completion's empty reasoning is none.
+        expected = expected.model_copy(update={"reasoning": None})
     if isinstance(expected.content, tuple) and len(expected.content) == 1:
         # A prompt may keep text as a one-part list (glm-effort's control tags: a canonical rule
         # about re-rendering); a completion's text is just text.

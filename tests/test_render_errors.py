@@ -420,3 +420,17 @@ def test_now_defaults_to_the_clock() -> None:
     today = datetime.now().strftime("%Y-%m-%d")
     prompt = codec.load("solar-open").render([{"role": "user", "content": "x"}])
     assert f"The current date is {today}." in prompt or datetime.now().strftime("%Y-%m-%d") != today
+
+
+def test_an_option_a_macro_reads_before_setting_it_is_an_option() -> None:
+    """A ``set`` inside a macro is the macro's own: a name the macro reads before it sets it is
+    the caller's variable (gpt-oss's ``reasoning_effort`` in ``build_system_message``); a macro
+    calling another macro reads no option."""
+    source = (
+        "{%- macro head() -%}{%- if effort is not defined %}{%- set effort = 'medium' %}{%- endif %}"
+        "{{ effort }}{%- endmacro -%}{%- macro twice() -%}{{ head() }}{{ head() }}{%- endmacro -%}"
+        "{{ twice() }}{% for m in messages %}{{ m.content }}{% endfor %}"
+    )
+    c = codec.load("glm", template=source)
+    assert c.options == frozenset({"effort"})
+    assert c.render([{"role": "user", "content": "x"}], effort="low") == "lowlowx"

@@ -39,7 +39,11 @@ BASH = [
 NUMBERS = [
     {
         "type": "function",
-        "function": {"name": "f", "parameters": {"type": "object", "properties": {"x": {"type": "number"}, "a": {}}}},
+        "function": {
+            "name": "f",
+            "description": "A tool.",  # gpt-oss's template writes no tool without one
+            "parameters": {"type": "object", "properties": {"x": {"type": "number"}, "a": {}}},
+        },
     }
 ]
 

@@ -207,3 +207,23 @@ def test_stream_from_a_prompt_rendered_elsewhere() -> None:
     assert parser.message.reasoning == "Let me think." and parser.message.content == "Sure."
     with pytest.raises(codec.ParseError):
         gemma.stream(prompt="not a gemma prompt")
+
+
+def test_a_last_answer_written_differently_still_gives_the_generation_prompt() -> None:
+    """A template may end the conversation's last answer with its own marker (gpt-oss's
+    <|return|>, an earlier answer's <|end|>): the prompt then does not extend the history
+    rendered without the generation prompt, and the generation prompt is the one the template
+    writes after any conversation."""
+    source = (
+        "{% for m in messages %}{{ m.content }}"
+        "{% if loop.last and not add_generation_prompt and m.role == 'assistant' %}<END>{% else %};{% endif %}"
+        "{% endfor %}{% if add_generation_prompt %}>>{% endif %}"
+    )
+    c = codec.load("glm", template=source)
+    turn = c.prepare([{"role": "user", "content": "u"}, {"role": "assistant", "content": "a"}])
+    assert (turn.prompt, turn.generation_prompt) == ("u;a;>>", ">>")
+    reply = codec.load("gpt-oss").parse(
+        "<|channel|>final<|message|>b<|return|>",
+        history=[{"role": "user", "content": "u"}, {"role": "assistant", "content": "a"}],
+    )
+    assert reply.content == "b"

@@ -60,6 +60,9 @@ class MessageBuilder:
         self.engine_length = False  # the engine said it stopped at its token limit
         self._ids: set[str] = set()
         self._call: Call | None = None
+        # A name written before its call's opener (gpt-oss's header recipient, `to=functions.NAME`,
+        # comes before the header's channel): it names the call that opens next.
+        self._named_ahead: list[str] = []
         self._handlers: dict[str, Callable[[str], None]] = {
             "REASONING": self._on_reasoning,
             "CONTENT": self._on_content,
@@ -172,6 +175,9 @@ class MessageBuilder:
         the truncated call (never as a call to run)."""
         self.cut_off = True
         self.cut_call()
+        if self._named_ahead:  # a name no call took (the output ended in the header): text
+            self._on_content("".join(self._named_ahead))
+            self._named_ahead = []
 
     def end_call_at_end(self) -> None:
         """The output ended after a call's arguments where the grammar lets it end (a call with
@@ -179,13 +185,16 @@ class MessageBuilder:
         if self._call is not None:
             self._end_call(self._call, truncated=False)
 
-    def cut_call(self) -> None:
+    def cut_call(self, read_again: bool = False) -> None:
         """The open call ends here unfinished — the output ended, or a marker that cannot stand
         inside a call came first: it is the truncated call, never a call to run. A call whose
-        name is not complete emitted nothing: its text is content."""
+        name is not complete emitted nothing: its text is content. ``read_again``: the parser
+        goes back to before the call's opener, so a name written before it names the next."""
         call = self._call
         if call is None:
             return
+        if read_again and call.ahead:
+            self._named_ahead = list(call.ahead)
         if not call.started:
             self.abandon_call()
             return
@@ -234,6 +243,10 @@ class MessageBuilder:
 
     def _on_call_open(self, text: str) -> None:
         self._call = Call(len(self._calls) + len(self._incomplete), text, self._lazy)  # every announced call
+        if self._named_ahead:  # its text too, were the call taken back
+            self._call.raw[:0] = self._call.ahead = self._named_ahead
+            self._call.name_parts = list(self._named_ahead)
+            self._named_ahead = []
 
     def _on_call_id(self, text: str) -> None:
         if self._call is not None:
@@ -245,7 +258,9 @@ class MessageBuilder:
             self._report("missing_call_id", "a call without an id; a new one is made")
 
     def _on_name(self, text: str) -> None:
-        if self._call is not None and not self._call.started:
+        if self._call is None:
+            self._named_ahead.append(text)
+        elif not self._call.started:
             self._call.name_parts.append(text)
 
     def _reader(self, call: Call, terminal: str, inserted: bool) -> ArgumentReader:

@@ -24,6 +24,7 @@ class Call:
         self.raw = [opener]  # the call's text until it starts: kept as content if cut off there
         self.id_parts: list[str] = []
         self.name_parts: list[str] = []
+        self.ahead: list[str] = []  # the name written before the opener (a header recipient)
         self.started = False
         self.id = ""
         self.name = ""

@@ -704,6 +704,10 @@ class StreamParser:
         it is content."""
         return self._builder.in_call and (closes or name in self._call_enders)
 
+    def _cut_by_closer(self, inserted: bool) -> bool:
+        """Whether the call's closer, read now, ends a call whose arguments are not whole."""
+        return not inserted and self._builder.in_call and not self._builder.arguments_complete
+
     def _finishable(self, following: str) -> bool:
         """Whether the open call may be finished by its closing marker, ``following`` (a
         terminal, or ``$END``) then fitting: its arguments are whole, only the closer is
@@ -733,7 +737,7 @@ class StreamParser:
         call ends here unfinished (the truncated call, not a call to run), the parser goes back
         to before its opening marker, and the marker is read from there."""
         self._deviation("unfinished_call", text, accepted, "the call before it was not finished: kept apart, not run")
-        self._builder.cut_call()
+        self._builder.cut_call(read_again=True)
         if self._before_call is not None:
             self._lalr.restore(self._before_call)
             self._before_call = None
@@ -877,6 +881,11 @@ class StreamParser:
         if name == "CALL_OPEN":  # the name the builder knows a call by, too
             self._before_call = self._lalr.stack
             self._call_start = self._position.offset
+        elif name == _CALL_CLOSE and name in self._call_enders and self._cut_by_closer(inserted):
+            # The closer is a stop marker too (gpt-oss's <|call|>): generation ended inside
+            # the arguments, as at any stop marker, and the call is unfinished.
+            self._deviation("unfinished_call", text, self._accepts(), "the call was not finished: kept apart, not run")
+            self._builder.cut_call()
         self._lalr.shift(name, text)
         run = self._run = name if name in self._free_terminals else None
         if run is None:

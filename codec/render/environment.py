@@ -206,7 +206,9 @@ def template_variables(source: str, trusted: bool) -> frozenset[str]:
     branch or loop and reads later (GLM's ``content``, Gemma's ``role``). Of the names it
     reports, a name is kept when the template never assigns it, or when its root scope reads it
     before assigning it — the ``{% set x = x if x is defined else d %}`` idiom of
-    Solar's and Gemma's parameters.
+    Solar's and Gemma's parameters — or a macro reads before assigning it (a ``set`` in a macro
+    is the macro's own: gpt-oss's ``{%- if reasoning_effort is not defined %}{%- set
+    reasoning_effort = "medium" %}`` in ``build_system_message``).
     """
     env, ast = _parsed(source, trusted)
     reported = jinja2.meta.find_undeclared_variables(ast) - env.globals.keys() - RENDER_NAMES
@@ -217,7 +219,28 @@ def template_variables(source: str, trusted: bool) -> frozenset[str]:
     for name, is_store, at_root in events:
         if at_root:
             first_at_root.setdefault(name, is_store)
-    return frozenset(name for name in reported if name not in stored or first_at_root.get(name) is False)
+    kept = _read_first_in_macros(ast)
+    return frozenset(
+        name for name in reported if name not in stored or first_at_root.get(name) is False or name in kept
+    )
+
+
+def _read_first_in_macros(ast: jinja2.nodes.Template) -> set[str]:
+    """The names some macro reads before it assigns them (its parameters and the template's
+    macros aside): what it reads then is the caller's variable."""
+    found: set[str] = set()
+    macros = list(ast.find_all(jinja2.nodes.Macro))
+    for macro in macros:
+        events: list[tuple[str, bool, bool]] = []
+        for child in macro.body:
+            _name_events(child, True, events)
+        first: dict[str, bool] = {}
+        for name, is_store, in_body in events:
+            if in_body:
+                first.setdefault(name, is_store)
+        params = {arg.name for arg in macro.args} | {other.name for other in macros}
+        found.update(name for name, is_store in first.items() if not is_store and name not in params)
+    return found
 
 
 def _name_events(node: jinja2.nodes.Node, at_root: bool, out: list[tuple[str, bool, bool]]) -> None:

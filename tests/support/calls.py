@@ -27,9 +27,14 @@ TOKEN = re.compile(r"[^\W_]+")
 
 
 def tool(name: str, properties: dict[str, Any]) -> dict[str, Any]:
-    """An OpenAI tool whose parameters are an object with ``properties``."""
+    """An OpenAI tool whose parameters are an object with ``properties``, described as tools
+    usually are (gpt-oss's template cannot write a tool without a description:
+    ``"// " + tool.description``)."""
     parameters = {"type": "object", "properties": properties}
-    return {"type": "function", "function": {"name": name, "parameters": parameters}}
+    return {
+        "type": "function",
+        "function": {"name": name, "description": f"The {name} tool.", "parameters": parameters},
+    }
 
 
 def call_completion(fmt: str, tools: list[dict[str, Any]], name: str, arguments: dict[str, Any]) -> str:

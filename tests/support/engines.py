@@ -78,9 +78,16 @@ def _unstopped(fmt: str, completion: str, options: dict[str, Any]) -> str:
     """The completion without a stop token at its end, nor a marker there whose loss changes
     nothing a client sees (a block's closer the parse does without: DeepSeek's end of the calls
     block, Kimi's end of the calls section): the last delta must carry something, or losing it
-    could not be noticed."""
+    could not be noticed. A stop token that closes a call (gpt-oss's ``<|call|>``) stays, as
+    such a marker does: without it the call is unfinished (an engine that drops it must say the
+    model stopped, ``finish_reason="stop"``)."""
     for stop in FORMATS[fmt].stop_tokens:
-        completion = completion.removesuffix(stop)
+        shorter = completion.removesuffix(stop)
+        if (
+            _seen(expected(fmt, shorter, options))["tool_calls"]
+            == _seen(expected(fmt, completion, options))["tool_calls"]
+        ):
+            completion = shorter
     markers = sorted(special_tokens(FORMATS[fmt].grammar), key=len, reverse=True)
     while (ender := next((m for m in markers if completion.endswith(m)), None)) is not None:
         shorter = completion[: -len(ender)]
