@@ -28,6 +28,7 @@ from codec.formats import (
     glm,
     kimi_k2,
     qwen3,
+    qwen3_5,
     qwen3_coder,
     solar_open,
 )
@@ -275,6 +276,28 @@ FORMATS: dict[str, FormatSpec] = {
             # A list of parts on a tool result or an assistant turn with calls is written as
             # Python's repr of the list (`{{ message['content'] }}`).
             string_content_only=True,
+        ),
+        FormatSpec(
+            name="qwen3.5",
+            template="qwen3_5.jinja",
+            grammar=qwen3_5.GRAMMAR,
+            family=qwen3_5.FAMILY,
+            model_ids=(
+                "Qwen/Qwen3.5-0.8B",
+                "Qwen/Qwen3.5-2B",
+                "Qwen/Qwen3.5-0.8B-Base",
+                "Qwen/Qwen3.5-2B-Base",
+            ),
+            model_family="qwen3.5",
+            stop_terminals=("IM_END", "END_OF_TEXT"),
+            examples=qwen3_5.EXAMPLES,
+            demo=qwen3_5.demo.QWEN3_5,
+            # The template never reads bos_token or eos_token: it writes <|im_end|> itself.
+            turn_terminals=("IM_START",),
+            # `'<|im_start|>' + role + '\n' + content` and `'\n</think>\n\n' + content`: white space there is content
+            content_after=("ROLE", "THINK_CLOSE"),
+            test_options={"enable_thinking": _BOOLEANS, "add_vision_id": _BOOLEANS},
+            golden_options={"enable_thinking": True},
         ),
     )
 }
