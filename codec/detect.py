@@ -84,10 +84,16 @@ def recognise(template: str, where: str) -> Detection:
         return by_hash
     groups = _marker_groups(tuple((spec.name, spec.grammar) for spec in FORMATS.values()))
     every = frozenset(marker for group in groups for marker in (*group.distinctive, *_flat(group.rivals)))
-    scored = [(*scoring, group) for group in groups if (scoring := _scored(template, group, every)) is not None]
+    scored = [
+        (scoring[0], _written(template, group), scoring[1], group)
+        for group in groups
+        if (scoring := _scored(template, group, every)) is not None
+    ]
     if not scored:
         raise UnknownTemplateError(where, _looked_for(template, groups))
-    _, found, group = max(scored, key=lambda entry: entry[0])
+    # Ties go to the grammar that writes the most of the template's tokens: one whose markers
+    # hold another's (Qwen3.5's hold Qwen3's and Qwen3-Coder's) explains more of it.
+    _, _, found, group = max(scored, key=lambda entry: entry[:2])
     spec, deciding = _variant(template, group.formats)
     return Detection(spec.name, "tokens", found + deciding)
 
@@ -114,7 +120,7 @@ def _shipped_sha256(file: str) -> str:
 def _marker_groups(registry: tuple[tuple[str, str], ...]) -> tuple[_Markers, ...]:
     """One entry per distinct grammar of the registry; ``registry`` (its names and grammars)
     keys the cache, so a format registered at run time makes a new entry."""
-    tokens = {grammar: compiled(grammar).special_tokens for grammar in dict.fromkeys(g for _, g in registry)}
+    tokens = {grammar: _evidence(grammar) for grammar in dict.fromkeys(g for _, g in registry)}
     openers = {grammar: _opener(grammar) for grammar in tokens}
     groups = []
     for grammar, own in tokens.items():
@@ -129,6 +135,20 @@ def _marker_groups(registry: tuple[tuple[str, str], ...]) -> tuple[_Markers, ...
     return tuple(groups)
 
 
+_MEDIA_RULES = frozenset({"image", "audio", "video"})  # the rules ``codec.formats._prompt.MediaRules`` reads
+
+
+def _evidence(grammar: str) -> tuple[str, ...]:
+    """The special tokens that tell a grammar's templates apart: all but its media placeholders
+    (rules ``image``, ``audio``, ``video``), which vision models of other call syntaxes write
+    alike (Qwen3-VL's Hermes JSON and Qwen3.5's XML calls share ``<|vision_start|>``)."""
+    found = compiled(grammar)
+    media = {
+        symbol.name for rule in found.parser.rules if rule.origin.name in _MEDIA_RULES for symbol in rule.expansion
+    }
+    return tuple(text for text in found.special_tokens if found.markers[text] not in media)
+
+
 def _opener(grammar: str) -> str:
     return next(text for text, terminal in compiled(grammar).markers.items() if terminal == _CALL_OPEN)
 
@@ -141,6 +161,11 @@ def _rivals(
     own = [text for text in compiled(grammar).markers if text in tokens[grammar] and text not in passed_in]
     rivals = (theirs for name, theirs in tokens.items() if name != grammar and openers[name] == openers[grammar])
     return tuple(found for theirs in rivals if (found := tuple(text for text in own if text not in theirs)))
+
+
+def _written(template: str, group: _Markers) -> int:
+    """How many of the group's special tokens ``template`` writes."""
+    return sum(token in template for token in compiled(group.formats[0].grammar).special_tokens)
 
 
 def _flat(rivals: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
