@@ -120,7 +120,7 @@ def _shipped_sha256(file: str) -> str:
 def _marker_groups(registry: tuple[tuple[str, str], ...]) -> tuple[_Markers, ...]:
     """One entry per distinct grammar of the registry; ``registry`` (its names and grammars)
     keys the cache, so a format registered at run time makes a new entry."""
-    tokens = {grammar: _evidence(grammar) for grammar in dict.fromkeys(g for _, g in registry)}
+    tokens = {grammar: evidence(grammar) for grammar in dict.fromkeys(g for _, g in registry)}
     openers = {grammar: _opener(grammar) for grammar in tokens}
     groups = []
     for grammar, own in tokens.items():
@@ -138,7 +138,7 @@ def _marker_groups(registry: tuple[tuple[str, str], ...]) -> tuple[_Markers, ...
 _MEDIA_RULES = frozenset({"image", "audio", "video"})  # the rules ``codec.formats._prompt.MediaRules`` reads
 
 
-def _evidence(grammar: str) -> tuple[str, ...]:
+def evidence(grammar: str) -> tuple[str, ...]:
     """The special tokens that tell a grammar's templates apart: all but its media placeholders
     (rules ``image``, ``audio``, ``video``), which vision models of other call syntaxes write
     alike (Qwen3-VL's Hermes JSON and Qwen3.5's XML calls share ``<|vision_start|>``)."""

@@ -19,7 +19,8 @@ import pytest
 
 import codec
 from codec._resources import read_text
-from codec.engine.grammar import compiled, special_tokens
+from codec.detect import evidence
+from codec.engine.grammar import compiled
 from codec.formats._demo_scenario import HISTORY, NOW, TOOLS
 from codec.models import to_messages
 from codec.registry import FORMATS
@@ -145,18 +146,18 @@ def own_markers(fmt: str) -> list[str]:
     other grammar has, less bos and eos (a template is given those as variables), call opener
     first."""
     spec = FORMATS[fmt]
-    others = {
-        token for other in FORMATS.values() if other.grammar != spec.grammar for token in special_tokens(other.grammar)
-    }
+    others = {token for other in FORMATS.values() if other.grammar != spec.grammar for token in evidence(other.grammar)}
     opener = compiled(spec.grammar).display("CALL_OPEN")
     passed_in = {spec.bos_token, spec.eos_token}
-    rest = [token for token in special_tokens(spec.grammar) if token not in others | passed_in | {opener}]
+    rest = [token for token in evidence(spec.grammar) if token not in others | passed_in | {opener}]
     return [opener, *rest]
 
 
 @pytest.mark.parametrize("fmt", FORMATS_)
 def test_the_call_opener_and_half_of_a_grammars_own_markers_recognise_it(fmt: str) -> None:
     markers = own_markers(fmt)
+    if len(markers) == 1:
+        pytest.skip("no marker of its own: told apart by the markers its rivals lack (the rivals rule)")
     half = (len(markers) + 1) // 2
     found = codec.detect("".join(markers[:half]))
     first_of_grammar = next(name for name, spec in FORMATS.items() if spec.grammar == FORMATS[fmt].grammar)
