@@ -214,7 +214,7 @@ def plan(kinds: Sequence[str]) -> tuple[dict[Path, bytes], list[Path]]:
         files = generate()
         changed |= {path: data for path, data in files.items() if not path.is_file() or path.read_bytes() != data}
         written = (path for folder in goldens.case_folders(kind) for path in sorted(folder.iterdir()))
-        stale += [path for path in written if path.name.split(".", 1)[-1] in parts and path not in files]
+        stale += [path for path in written if goldens.part_of(path) in parts and path not in files]
     return changed, stale
 
 
