@@ -108,5 +108,6 @@ def test_model_ids_of_the_family_load_it_and_qwen3_ids_do_not() -> None:
 def test_the_template_is_told_from_qwen3_and_qwen3_coder_and_vision_tokens_prove_nothing() -> None:
     template = "{# edited #}" + read_text("templates", "qwen3_5.jinja")
     assert codec.detect(template).format == FMT
-    hermes_vl = "<|im_start|><|im_end|><tool_call></tool_call><tool_response><|vision_start|><|image_pad|><|video_pad|><|vision_end|>"
+    vision = "<|vision_start|><|image_pad|><|video_pad|><|vision_end|>"
+    hermes_vl = "<|im_start|><|im_end|><tool_call></tool_call><tool_response>" + vision
     assert codec.detect(hermes_vl + "<think></think>").format == "qwen3"

@@ -99,11 +99,12 @@ def _think_in_content(draft: Draft) -> None:
     think_open, think_close = _think_markers()
     for index, message in enumerate(draft.messages):
         text = message.content
-        if isinstance(message, AssistantMessage) and message.reasoning is None and isinstance(text, str):
-            if think_close in text:
-                head, tail = text.split(think_close)[0], text.split(think_close)[-1]
-                reasoning = head.rstrip("\n").split(think_open)[-1].lstrip("\n")
-                draft.messages[index] = message.model_copy(update={"reasoning": reasoning, "content": tail.lstrip("\n")})
+        if not isinstance(message, AssistantMessage) or message.reasoning is not None or not isinstance(text, str):
+            continue
+        if think_close in text:
+            head, tail = text.split(think_close)[0], text.split(think_close)[-1]
+            reasoning = head.rstrip("\n").split(think_open)[-1].lstrip("\n")
+            draft.messages[index] = message.model_copy(update={"reasoning": reasoning, "content": tail.lstrip("\n")})
 
 
 def _reasoning_after_the_last_query(draft: Draft) -> None:
@@ -190,4 +191,3 @@ def _thinking_option(draft: Draft) -> None:
     """
     on = draft.add_generation_prompt and draft.options.get("enable_thinking") is True
     draft.options = {"enable_thinking": True} if on else {}
-

@@ -3,7 +3,7 @@
 
 What the prompt shows, literally::
 
-    <|im_start|>system\\n# Tools\\n\\nYou have access to the following functions:\\n\\n<tools>\\n{tool}\\n</tools>…</IMPORTANT>\\n\\nS<|im_end|>\\n
+    <|im_start|>system\\n# Tools\\n\\nYou have access to…<tools>\\n{tool}\\n</tools>…</IMPORTANT>\\n\\nS<|im_end|>\\n
     <|im_start|>user\\ntext<|vision_start|><|image_pad|><|vision_end|><|im_end|>\\n
     <|im_start|>assistant\\nanswer\\n\\n<tool_call>\\n<function=NAME>\\n<parameter=K>\\nV\\n</parameter>\\n</function>\\n</tool_call><|im_end|>\\n
     <|im_start|>user\\n<tool_response>\\nresult\\n</tool_response><|im_end|>\\n
