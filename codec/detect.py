@@ -89,10 +89,18 @@ def recognise(template: str, where: str) -> Detection:
         return by_hash
     groups = _marker_groups(tuple((spec.name, spec.grammar) for spec in FORMATS.values()))
     every = frozenset(marker for group in groups for marker in (*group.distinctive, *_flat(group.rivals)))
-    scored = [(*scoring, group) for group in groups if (scoring := _scored(template, group, every)) is not None]
+    scored = [
+        (scoring[0], *_written(template, group), scoring[1], group)
+        for group in groups
+        if (scoring := _scored(template, group, every)) is not None
+    ]
     if not scored:
         raise UnknownTemplateError(where, _looked_for(template, groups))
-    _, found, group = max(scored, key=lambda entry: entry[0])
+    # Ties go to the grammar that writes the most of the template's tokens: one whose markers
+    # hold another's (Qwen3.5's hold Qwen3's and Qwen3-Coder's) explains more of it; then to the
+    # one with fewest tokens the template never writes (GLM-4.5's grammar before GLM-5's, whose
+    # effort and media tokens GLM-4.5's template lacks).
+    _, _, _, found, group = max(scored, key=lambda entry: entry[:3])
     spec, deciding = _variant(template, group.formats)
     return Detection(spec.name, "tokens", found + deciding)
 
@@ -119,7 +127,7 @@ def _shipped_sha256(file: str) -> str:
 def _marker_groups(registry: tuple[tuple[str, str], ...]) -> tuple[_Markers, ...]:
     """One entry per distinct grammar of the registry; ``registry`` (its names and grammars)
     keys the cache, so a format registered at run time makes a new entry."""
-    tokens = {grammar: compiled(grammar).special_tokens for grammar in dict.fromkeys(g for _, g in registry)}
+    tokens = {grammar: evidence(grammar) for grammar in dict.fromkeys(g for _, g in registry)}
     openers = {grammar: _opener(grammar) for grammar in tokens}
     groups = []
     for grammar, own in tokens.items():
@@ -132,6 +140,20 @@ def _marker_groups(registry: tuple[tuple[str, str], ...]) -> tuple[_Markers, ...
         rivals = () if distinctive else _rivals(grammar, tokens, openers, passed_in)
         groups.append(_Markers(formats, openers[grammar], distinctive, rivals))
     return tuple(groups)
+
+
+_MEDIA_RULES = frozenset({"image", "audio", "video"})  # the rules ``codec.formats._prompt.MediaRules`` reads
+
+
+def evidence(grammar: str) -> tuple[str, ...]:
+    """The special tokens that tell a grammar's templates apart: all but its media placeholders
+    (rules ``image``, ``audio``, ``video``), which vision models of other call syntaxes write
+    alike (Qwen3-VL's Hermes JSON and Qwen3.5's XML calls share ``<|vision_start|>``)."""
+    found = compiled(grammar)
+    media = {
+        symbol.name for rule in found.parser.rules if rule.origin.name in _MEDIA_RULES for symbol in rule.expansion
+    }
+    return tuple(text for text in found.special_tokens if found.markers.get(text, found.scanned.get(text)) not in media)
 
 
 def _opener(grammar: str) -> str | None:
@@ -152,6 +174,13 @@ def _rivals(
         if name != grammar and openers[grammar] is not None and openers[name] == openers[grammar]
     )
     return tuple(found for theirs in rivals if (found := tuple(text for text in own if text not in theirs)))
+
+
+def _written(template: str, group: _Markers) -> tuple[int, int]:
+    """How many of the group's special tokens ``template`` writes, and less how many it does not."""
+    tokens = compiled(group.formats[0].grammar).special_tokens
+    written = sum(token in template for token in tokens)
+    return written, written - len(tokens)
 
 
 def _flat(rivals: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:

@@ -33,6 +33,7 @@ from codec.formats import (
     minimax_m2,
     mistral,
     qwen3,
+    qwen3_5,
     qwen3_coder,
     solar_open,
 )
@@ -540,6 +541,28 @@ FORMATS: dict[str, FormatSpec] = {
                 "builtin_tools": (["browser"], ["python"], ["python", "browser"], []),
             },
             golden_options={"reasoning_effort": "high"},
+        ),
+        FormatSpec(
+            name="qwen3.5",
+            template="qwen3_5.jinja",
+            grammar=qwen3_5.GRAMMAR,
+            family=qwen3_5.FAMILY,
+            model_ids=(
+                "Qwen/Qwen3.5-0.8B",
+                "Qwen/Qwen3.5-2B",
+                "Qwen/Qwen3.5-0.8B-Base",
+                "Qwen/Qwen3.5-2B-Base",
+            ),
+            model_family="qwen3.5",
+            stop_terminals=("IM_END", "END_OF_TEXT"),
+            examples=qwen3_5.EXAMPLES,
+            demo=qwen3_5.demo.QWEN3_5,
+            # The template never reads bos_token or eos_token: it writes <|im_end|> itself.
+            turn_terminals=("IM_START",),
+            # `'<|im_start|>' + role + '\n' + content` and `'\n</think>\n\n' + content`: white space there is content
+            content_after=("ROLE", "THINK_CLOSE"),
+            test_options={"enable_thinking": _BOOLEANS, "add_vision_id": _BOOLEANS},
+            golden_options={"enable_thinking": True},
         ),
     )
 }

@@ -16,11 +16,23 @@ KINDS = ("parse", "prompt", "render")
 
 
 def format_of(path: Path) -> str:
-    """The format a golden file belongs to: its name up to the first dot (format names have none)."""
+    """The format a golden file belongs to: the longest registered name its file name starts
+    with, then a dot (a format name may hold a dot: ``qwen3.5.txt``)."""
+    return split_name(path)[0]
+
+
+def part_of(path: Path) -> str:
+    """The part a golden file holds: its file name after the format's name and a dot."""
+    return split_name(path)[1]
+
+
+def split_name(path: Path) -> tuple[str, str]:
+    """``(format, part)`` of a golden file's name."""
+    for name in sorted(FORMATS, key=len, reverse=True):
+        if path.name.startswith(f"{name}."):
+            return name, path.name[len(name) + 1 :]
     name = path.name.split(".", 1)[0]
-    if name not in FORMATS:
-        raise LookupError(f"{path}: {name!r} is not a registered format ({', '.join(FORMATS)})")
-    return name
+    raise LookupError(f"{path}: {name!r} is not a registered format ({', '.join(FORMATS)})")
 
 
 def case_folders(kind: str) -> list[Path]:
