@@ -187,9 +187,12 @@ def test_the_call_opener_and_half_of_a_grammars_own_markers_recognise_it(fmt: st
     if sum(marker in fewer for marker in markers) < half:  # one marker fewer, none hidden inside another
         with pytest.raises(codec.UnknownFormatError):
             codec.detect(fewer)
-    if compiled(FORMATS[fmt].grammar).display("CALL_OPEN") in markers:
+    opener = compiled(FORMATS[fmt].grammar).display("CALL_OPEN")
+    # All but the call opener, where no other marker is written with it (gpt-oss's
+    # `<|channel|>commentary to=` holds its opener `<|channel|>commentary `).
+    if opener in markers and opener not in "".join(markers[1:]):
         with pytest.raises(codec.UnknownFormatError):
-            codec.detect("".join(markers[1:]))  # all but the call opener
+            codec.detect("".join(markers[1:]))
 
 
 def test_glm_effort_is_told_from_glm_by_the_options_its_template_reads() -> None:
