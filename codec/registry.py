@@ -26,6 +26,7 @@ from codec.formats import (
     deepseek_v3_1,
     gemma4,
     glm,
+    granite,
     kimi_k2,
     qwen3,
     qwen3_coder,
@@ -275,6 +276,29 @@ FORMATS: dict[str, FormatSpec] = {
             # A list of parts on a tool result or an assistant turn with calls is written as
             # Python's repr of the list (`{{ message['content'] }}`).
             string_content_only=True,
+        ),
+        FormatSpec(
+            name="granite-4",
+            template="granite_4.jinja",
+            grammar=granite.GRAMMAR,
+            family=granite.FAMILY,
+            model_ids=(
+                "ibm-granite/granite-4.0-h-small",
+                "ibm-granite/granite-4.0-h-tiny",
+                "ibm-granite/granite-4.0-h-micro",
+                "ibm-granite/granite-4.0-micro",
+                "ibm-granite/granite-4.0-h-1b",
+                "ibm-granite/granite-4.0-1b",
+                "ibm-granite/granite-4.0-h-350m",
+                "ibm-granite/granite-4.0-350m",
+            ),
+            model_family="granite-4.0",
+            stop_terminals=("END_OF_TEXT",),
+            examples=granite.EXAMPLES,
+            demo=granite.demo.GRANITE_4,
+            # The template never reads bos_token or eos_token: it writes <|end_of_text|> itself.
+            turn_terminals=("START_ROLE",),
+            content_after=("END_ROLE",),  # a turn's text follows its header: white space there is content
         ),
     )
 }
