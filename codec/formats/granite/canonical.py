@@ -39,8 +39,11 @@ def _text_parts_joined(draft: Draft) -> None:
         content = message.content
         if isinstance(content, str):
             continue
-        texts = [part.text for part in content or () if isinstance(part, TextPart)]
-        draft.messages[index] = message.model_copy(update={"content": "\n".join(texts)})
+        joined = ""
+        for part in content or ():
+            if isinstance(part, TextPart):
+                joined += ("\n" if joined else "") + part.text  # a separator only after some text
+        draft.messages[index] = message.model_copy(update={"content": joined})
 
 
 def _default_system(draft: Draft) -> None:
@@ -52,7 +55,10 @@ def _default_system(draft: Draft) -> None:
     messages = draft.messages
     first = messages[0] if messages else None
     if not draft.tools and isinstance(first, SystemMessage) and first.content in ("", DEFAULT_SYSTEM):
-        del messages[0]
+        if len(messages) > 1 and not isinstance(messages[1], SystemMessage):
+            del messages[0]
+        else:
+            messages[0] = first.model_copy(update={"content": DEFAULT_SYSTEM})
 
 
 def _no_reasoning(draft: Draft) -> None:

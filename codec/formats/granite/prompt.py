@@ -96,15 +96,16 @@ def read(tree: Tree[Any], spec: FormatSpec, render: RenderFn) -> Conversation:
         blocks = blocks[:-1]
     tools: list[dict[str, Any]] = []
     if blocks and blocks[0].kind == "system":
-        system, tools = _first_system(blocks[0])
+        system, tools = _first_system(blocks[0], alone=len(blocks) == 1 or blocks[1].kind == "system")
         blocks = ([_Block("system", system)] if system is not None else []) + blocks[1:]
     return Conversation(messages=tuple(_messages(blocks)), tools=tuple(tools), add_generation_prompt=generation)
 
 
-def _first_system(block: _Block) -> tuple[str | None, list[dict[str, Any]]]:
-    """The caller's system text (``None``: there was no system message) and the tools."""
+def _first_system(block: _Block, alone: bool) -> tuple[str | None, list[dict[str, Any]]]:
+    """The caller's system text (``None``: there was no system message; the default text is
+    kept alone or before another system block, which would otherwise come first) and the tools."""
     if block.after is None:
-        return (None if block.text == DEFAULT_SYSTEM else block.text), []
+        return (None if block.text == DEFAULT_SYSTEM and not alone else block.text), []
     if block.after != AFTER_TOOLS:
         raise ValueError(f"not a tools instruction the template writes: {block.after[:40]!r}")
     return _tools(block.text)
