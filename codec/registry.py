@@ -109,6 +109,12 @@ _GLM_EFFORT_NAMES = (
     "high", "xhigh", "uhigh", "amax", "swarm", "council", "Deep-Research", " Low ", "max", "bogus",
 )  # fmt: skip
 
+# A tool given as Granite 4.0's `available_tools` option (the template lists it as the tools).
+_GRANITE_TOOL = {
+    "type": "function",
+    "function": {"name": "lookup", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}},
+}
+
 FORMATS: dict[str, FormatSpec] = {
     spec.name: spec
     for spec in (
@@ -299,6 +305,7 @@ FORMATS: dict[str, FormatSpec] = {
             # The template never reads bos_token or eos_token: it writes <|end_of_text|> itself.
             turn_terminals=("START_ROLE",),
             content_after=("END_ROLE",),  # a turn's text follows its header: white space there is content
+            test_options={"available_tools": ([], [_GRANITE_TOOL])},
         ),
     )
 }

@@ -21,6 +21,7 @@ def rules(spec: FormatSpec) -> list[Rule]:
         names_not_printed,
         tool_responses_not_printed,
         _text_parts_joined,
+        _available_tools,
         _default_system,
         _no_reasoning,
         _tool_result_names,
@@ -44,6 +45,17 @@ def _text_parts_joined(draft: Draft) -> None:
             if isinstance(part, TextPart):
                 joined += ("\n" if joined else "") + part.text  # a separator only after some text
         draft.messages[index] = message.model_copy(update={"content": joined})
+
+
+def _available_tools(draft: Draft) -> None:
+    """``available_tools``, when given and not empty, replaces the tools: they come back as the
+    tools.
+
+    ``{%- if available_tools is defined and available_tools %}{%- set tools = available_tools %}``
+    """
+    given = draft.options.get("available_tools")
+    if given:
+        draft.tools = [dict(tool) for tool in given]
 
 
 def _default_system(draft: Draft) -> None:
@@ -91,8 +103,8 @@ def _call_ids(draft: Draft) -> None:
 
 
 def _no_options(draft: Draft) -> None:
-    """The template reads no option codec reads back: ``available_tools`` is written as the
-    tools are, and ``documents`` are written into the system text, which ``parse_prompt`` gives
+    """The template reads no option codec reads back: ``available_tools`` comes back as the
+    tools, and ``documents`` are written into the system text, which ``parse_prompt`` gives
     back as system text (with tools, it refuses the prompt).
 
     (``{%- if documents %}`` / ``{%- set tools = available_tools %}``)
