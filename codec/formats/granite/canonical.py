@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from codec._canonical import Draft, Rule, names_not_printed, number_calls, tool_responses_not_printed
 from codec.formats.granite.prompt import DEFAULT_SYSTEM
 from codec.models import AssistantMessage, SystemMessage, TextPart, ToolMessage
+from codec.render.template_input import template_tools
 
 if TYPE_CHECKING:
     from codec.registry import FormatSpec
@@ -55,7 +56,7 @@ def _available_tools(draft: Draft) -> None:
     """
     given = draft.options.get("available_tools")
     if given:
-        draft.tools = [dict(tool) for tool in given]
+        draft.tools = template_tools(given) or []  # refused as render refuses tools it cannot write
 
 
 def _default_system(draft: Draft) -> None:
