@@ -140,7 +140,6 @@ def _messages(blocks: list[_Block]) -> list[AnyMessage]:
     return messages
 
 
-
 def _results(block: _Block, messages: list[AnyMessage]) -> list[ToolMessage]:
     previous = messages[-1] if messages else None
     calls = previous.tool_calls if isinstance(previous, AssistantMessage) else ()
