@@ -35,7 +35,7 @@ from codec.engine.grammar import compiled, special_tokens
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = json.loads((HERE / "transformers_response_templates.json").read_text(encoding="utf-8"))
-FORMATS = ("glm", "solar-open", "gemma4", "qwen3", "deepseek-v3-1")
+FORMATS = ("glm", "solar-open", "gemma4", "qwen3", "deepseek-v3-1", "granite-4")
 OPTIONS: dict[str, dict[str, Any]] = {"gemma4": {"enable_thinking": True}, "deepseek-v3-1": {"thinking": True}}
 NOW = datetime(2026, 1, 31)
 FEED = 4
@@ -201,12 +201,22 @@ def deepseek_v3_1_completion(w: Workload) -> str:
     return w.reasoning + token("THINK_END") + w.content + block + token("EOS")
 
 
+def granite_completion(w: Workload) -> str:
+    calls = "\n".join(
+        "<tool_call>\n" + json.dumps({"name": c.name, "arguments": c.arguments}, ensure_ascii=False) + "\n</tool_call>"
+        for c in w.calls
+    )
+    gap = "\n" if w.content and calls else ""  # the template's new line before a call after content
+    return f"{w.content}{gap}{calls}<|end_of_text|>"
+
+
 COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "glm": glm_completion,
     "solar-open": solar_completion,
     "gemma4": gemma_completion,
     "qwen3": qwen3_completion,
     "deepseek-v3-1": deepseek_v3_1_completion,
+    "granite-4": granite_completion,
 }
 
 
