@@ -46,6 +46,7 @@ FORMATS = (
     "glm-4-5",
     "minimax-m2",
     "mistral",
+    "granite-4",
 )
 OPTIONS: dict[str, dict[str, Any]] = {"gemma4": {"enable_thinking": True}, "deepseek-v3-1": {"thinking": True}}
 NOW = datetime(2026, 1, 31)
@@ -276,6 +277,15 @@ def mistral_completion(w: Workload) -> str:
     return token("THINK_OPEN") + w.reasoning + token("THINK_CLOSE") + w.content + calls + token("EOS")
 
 
+def granite_completion(w: Workload) -> str:
+    calls = "\n".join(
+        "<tool_call>\n" + json.dumps({"name": c.name, "arguments": c.arguments}, ensure_ascii=False) + "\n</tool_call>"
+        for c in w.calls
+    )
+    gap = "\n" if w.content and calls else ""  # the template's new line before a call after content
+    return f"{w.content}{gap}{calls}<|end_of_text|>"
+
+
 COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "glm": glm_completion,
     "solar-open": solar_completion,
@@ -287,6 +297,7 @@ COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "glm-4-5": glm45_completion,
     "minimax-m2": minimax_m2_completion,
     "mistral": mistral_completion,
+    "granite-4": granite_completion,
 }
 
 

@@ -28,6 +28,7 @@ from codec.formats import (
     glm,
     glm45,
     gpt_oss,
+    granite,
     kimi_k2,
     llama3,
     minimax_m2,
@@ -125,6 +126,12 @@ _GLM_EFFORT_NAMES = (
     "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", 3, "mortal", "hermes", "low", "medium",
     "high", "xhigh", "uhigh", "amax", "swarm", "council", "Deep-Research", " Low ", "max", "bogus",
 )  # fmt: skip
+
+# A tool given as Granite 4.0's `available_tools` option (the template lists it as the tools).
+_GRANITE_TOOL = {
+    "type": "function",
+    "function": {"name": "lookup", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}},
+}
 
 FORMATS: dict[str, FormatSpec] = {
     spec.name: spec
@@ -563,6 +570,30 @@ FORMATS: dict[str, FormatSpec] = {
             content_after=("ROLE", "THINK_CLOSE"),
             test_options={"enable_thinking": _BOOLEANS, "add_vision_id": _BOOLEANS},
             golden_options={"enable_thinking": True},
+        ),
+        FormatSpec(
+            name="granite-4",
+            template="granite_4.jinja",
+            grammar=granite.GRAMMAR,
+            family=granite.FAMILY,
+            model_ids=(
+                "ibm-granite/granite-4.0-h-small",
+                "ibm-granite/granite-4.0-h-tiny",
+                "ibm-granite/granite-4.0-h-micro",
+                "ibm-granite/granite-4.0-micro",
+                "ibm-granite/granite-4.0-h-1b",
+                "ibm-granite/granite-4.0-1b",
+                "ibm-granite/granite-4.0-h-350m",
+                "ibm-granite/granite-4.0-350m",
+            ),
+            model_family="granite-4.0",
+            stop_terminals=("END_OF_TEXT",),
+            examples=granite.EXAMPLES,
+            demo=granite.demo.GRANITE_4,
+            # The template never reads bos_token or eos_token: it writes <|end_of_text|> itself.
+            turn_terminals=("START_ROLE",),
+            content_after=("END_ROLE",),  # a turn's text follows its header: white space there is content
+            test_options={"available_tools": ([], [_GRANITE_TOOL])},
         ),
     )
 }
