@@ -11,8 +11,8 @@ What the prompt shows, literally::
     ]~b]ai\\n<think>\\n
 
 The template always writes a system block: the first system message's text, else its own
-default (``identity``; the ``model_identity`` it reads inside a macro is no option codec
-finds). Tools are one JSON object per ``<tool>`` line. Argument values are typed back by the
+default (``identity``), or the ``model_identity`` option in its place, which reads back as a
+system message. Tools are one JSON object per ``<tool>`` line. Argument values are typed back by the
 listed tool's schema as GLM's are (the same ``tojson`` line: ``glm.prompt.typed_arguments``).
 Calls carry no ids: they are numbered ``call_0``, ``call_1``, ... and a tool result takes the id
 of the call at its position in the assistant turn before its block.
