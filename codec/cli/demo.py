@@ -40,7 +40,7 @@ def show(out: TextIO, fmt: codec.Codec, case: DemoCase) -> None:
         "parsed message (AssistantMessage.to_openai())",
         json.dumps(reply.to_openai(), ensure_ascii=False, indent=2),
     )
-    history = [*case.messages, reply, *_results(reply)]
+    history = [*case.messages, *_as_messages(fmt, reply), *_results(reply)]
     follow_up = fmt.render(history, tools=TOOLS, now=NOW, **case.options)
     same = _common_prefix(prompt, follow_up)
     _section(
@@ -108,6 +108,19 @@ def _delta_text(event: codec.Event | None) -> str:
 def _clip(text: str, limit: int = 72) -> str:
     shown = repr(text)
     return shown if len(shown) <= limit else f"{shown[: limit - 20]} ... {shown[-15:]}"
+
+
+def _as_messages(fmt: codec.Codec, reply: codec.AssistantMessage) -> list[dict[str, Any]]:
+    """The reply as the messages its template writes: one, or where the template writes at most
+    ``calls_per_message`` calls of a message (gpt-oss's, one), a message per that many calls, the
+    first with the reply's text and reasoning."""
+    message = reply.to_openai()
+    per = fmt.spec.calls_per_message
+    calls = message.get("tool_calls") or []
+    if per is None or len(calls) <= per:
+        return [message]
+    groups = [calls[i : i + per] for i in range(0, len(calls), per)]
+    return [{**message, "tool_calls": groups[0]}, *({"role": "assistant", "tool_calls": g} for g in groups[1:])]
 
 
 def _results(reply: codec.AssistantMessage) -> list[dict[str, Any]]:
