@@ -337,6 +337,7 @@ FORMATS: dict[str, FormatSpec] = {
             # not text as Python's repr of it (`tr.output if tr.output is defined else (tr.text if
             # tr.type == 'text' and tr.text is defined else tr)`).
             string_content_only=True,
+            test_options={"model_identity": (ANY_TEXT,)},
         ),
         FormatSpec(
             name="minimax-m2-1",
@@ -356,6 +357,7 @@ FORMATS: dict[str, FormatSpec] = {
             # not text as Python's repr of it (`tr.output if tr.output is defined else (tr.text if
             # tr.type == 'text' and tr.text is defined else tr)`).
             string_content_only=True,
+            test_options={"model_identity": (ANY_TEXT,)},
         ),
         FormatSpec(
             name="minimax-m2-5",
@@ -375,6 +377,7 @@ FORMATS: dict[str, FormatSpec] = {
             # not text as Python's repr of it (`tr.output if tr.output is defined else (tr.text if
             # tr.type == 'text' and tr.text is defined else tr)`).
             string_content_only=True,
+            test_options={"model_identity": (ANY_TEXT,)},
         ),
         FormatSpec(
             name="minimax-m2-7",
@@ -394,6 +397,7 @@ FORMATS: dict[str, FormatSpec] = {
             # not text as Python's repr of it (`tr.output if tr.output is defined else (tr.text if
             # tr.type == 'text' and tr.text is defined else tr)`).
             string_content_only=True,
+            test_options={"model_identity": (ANY_TEXT,)},
         ),
         FormatSpec(
             name="mistral",

@@ -40,8 +40,11 @@ USER = {"role": "user", "content": "Weather in Paris?"}
 
 
 def token_of(fmt: str) -> str:
-    """A special token of the format, from its grammar."""
-    return special_tokens(FORMATS[fmt].grammar)[0]
+    """A special token of the format, from its grammar: the longest that holds no other (gpt-oss's
+    spelling ``<|channel|>commentary<|constrain|>`` holds ``<|constrain|>``, which a split
+    through the first would leave whole)."""
+    tokens = special_tokens(FORMATS[fmt].grammar)
+    return next(token for token in tokens if not any(other in token for other in tokens if other != token))
 
 
 def call_turn(arguments: Any) -> list[dict[str, Any]]:

@@ -29,6 +29,7 @@ def rules(spec: FormatSpec) -> list[Rule]:
         names_not_printed,
         tool_responses_not_printed,
         _later_system_dropped,
+        _identity_option,
         _system_text(default),
         _think_in_content,
         _history_reasoning_dropped,
@@ -46,6 +47,25 @@ def _later_system_dropped(draft: Draft) -> None:
     ``{%- if messages and messages[0].role == "system" -%}{%- set system_message = messages[0] -%}``
     """
     draft.messages = [m for i, m in enumerate(draft.messages) if i == 0 or not isinstance(m, SystemMessage)]
+
+
+def _identity_option(draft: Draft) -> None:
+    """The ``model_identity`` option is the system block's text where no first system message
+    with text is given, so it reads back as a system message (an empty one stays the option:
+    no system message writes an empty block); beside one it is never written.
+
+    ``{%- else -%}{%- if model_identity is not defined -%}…{%- endif -%}{{- model_identity }}``
+    """
+    value = draft.options.pop("model_identity", None)
+    messages = draft.messages
+    first = messages[0] if messages and isinstance(messages[0], SystemMessage) else None
+    if value is None or (first is not None and first.content):
+        return
+    if value == "":  # an empty system block, which no system message writes: it stays the option
+        draft.options["model_identity"] = value
+        return
+    system = SystemMessage(content=value if isinstance(value, str) else str(value))
+    draft.messages = [system, *messages[1:]] if first is not None else [system, *messages]
 
 
 def _system_text(default: str) -> Rule:

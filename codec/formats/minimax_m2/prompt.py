@@ -105,7 +105,10 @@ def read(tree: Tree[Any], spec: FormatSpec, render: RenderFn) -> Conversation:
         items = items[:-1]
     system_text, tools = _tools(items.pop(0).children[0])
     messages = _messages(items, tools, _system(system_text, identity(spec.template)))
-    return Conversation(messages=tuple(messages), tools=tuple(tools), add_generation_prompt=generation)
+    # An empty system block: only an empty ``model_identity`` writes one (an empty system
+    # message gets the default text).
+    options = {"model_identity": ""} if system_text == "" else {}
+    return Conversation(messages=tuple(messages), tools=tuple(tools), options=options, add_generation_prompt=generation)
 
 
 def _tools(text: str) -> tuple[str, list[dict[str, Any]]]:
@@ -121,7 +124,7 @@ def _tools(text: str) -> tuple[str, list[dict[str, Any]]]:
 
 def _system(text: str, default: str) -> list[AnyMessage]:
     """The system message the block stands for: none for the template's default text."""
-    return [] if text == default else [SystemMessage(content=text)]
+    return [] if text in ("", default) else [SystemMessage(content=text)]
 
 
 def _messages(items: list[Any], tools: list[dict[str, Any]], first: list[AnyMessage]) -> list[AnyMessage]:
