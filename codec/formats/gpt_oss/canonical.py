@@ -90,7 +90,7 @@ def _later_system_messages_dropped(draft: Draft) -> None:
     """
     trailing = len(draft.messages) > 1 and isinstance(draft.messages[-1], SystemMessage)
     draft.messages[1:] = [m for m in draft.messages[1:] if not isinstance(m, SystemMessage)]
-    last = draft.messages[-1]
+    last = draft.messages[-1] if draft.messages else None
     if trailing and not draft.add_generation_prompt and isinstance(last, AssistantMessage) and not last.tool_calls:
         draft.messages.append(SystemMessage(content=""))
 

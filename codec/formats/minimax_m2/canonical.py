@@ -61,10 +61,12 @@ def _identity_option(draft: Draft) -> None:
     first = messages[0] if messages and isinstance(messages[0], SystemMessage) else None
     if value is None or (first is not None and first.content):
         return
-    if value == "":  # an empty system block, which no system message writes: it stays the option
+    if not isinstance(value, str) or value == "":
+        # An empty system block, which no system message writes, stays the option; so does a
+        # value that is not text (the template prints it as Jinja would).
         draft.options["model_identity"] = value
         return
-    system = SystemMessage(content=value if isinstance(value, str) else str(value))
+    system = SystemMessage(content=value)
     draft.messages = [system, *messages[1:]] if first is not None else [system, *messages]
 
 
