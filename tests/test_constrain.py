@@ -233,7 +233,11 @@ def _answer(fmt: str) -> tuple[str, str]:
 
 
 def _content_then_call(fmt: str, answer: str) -> bool:
-    """Whether the format reads a call after text (its one-call example after ``answer``)."""
+    """Whether the format reads a call after text (its one-call example after ``answer``). Asked
+    only of a call that opens with a pattern (Llama 3's bare object, which only a whole reply
+    can be); a marker or a header opens a call anywhere (gpt-oss's after its own message end)."""
+    if "CALL_OPEN" not in compiled(FORMATS[fmt].grammar).patterns:
+        return True
     return bool(codec.load(fmt).parse(answer + FORMATS[fmt].examples.one_call, tools=TOOLS).tool_calls)
 
 
