@@ -147,6 +147,11 @@ def test_template_completions_are_accepted_and_parse_back(fmt: str) -> None:
         text = completion_after(c, HISTORY, message, tools, NOW, options)
         assume(text is not None)
         assert text is not None
+        # A known limit where a call opens with no marker (Llama 3's bare object, docs/formats.md):
+        # the constraint leaves text that begins as a call opens (`{`) to calls, so a reply of
+        # text that starts so is one it never generates.
+        opener = compiled(FORMATS[fmt].grammar).patterns.get("CALL_OPEN")
+        assume(message.get("tool_calls") or opener is None or opener.first is None or not opener.first.match(text))
         expected = expected_reply(c, [*HISTORY, message], tools, NOW, options)
         built = build(c, tools=tools, **options)
         m = matcher(fmt, built.grammar)
