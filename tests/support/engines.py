@@ -89,12 +89,20 @@ def _unstopped(fmt: str, completion: str, options: dict[str, Any]) -> str:
         ):
             completion = shorter
     markers = sorted(special_tokens(FORMATS[fmt].grammar), key=len, reverse=True)
-    while (ender := next((m for m in markers if completion.endswith(m)), None)) is not None:
+    # White space at the end counts as such a marker (MiniMax's new line after `</invoke>`,
+    # which belongs to the block's closer, left out above).
+    while (ender := next((m for m in markers if completion.endswith(m)), None) or _blank_end(completion)) is not None:
         shorter = completion[: -len(ender)]
         if _seen(expected(fmt, shorter, options)) != _seen(expected(fmt, completion, options)):
             break
         completion = shorter
     return completion
+
+
+def _blank_end(text: str) -> str | None:
+    """The white space ``text`` ends with, if any."""
+    trimmed = text.rstrip()
+    return text[len(trimmed) :] if len(trimmed) < len(text) else None
 
 
 def _seen(reply: dict[str, Any]) -> dict[str, Any]:
