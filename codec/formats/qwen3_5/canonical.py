@@ -6,14 +6,15 @@ Template lines are quoted from ``templates/qwen3_5.jinja``.
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from codec._canonical import Draft, Rule, map_arguments, names_not_printed, number_calls, tool_responses_not_printed
-from codec.arguments.schema import property_schema, tool_schema
+from codec._canonical import Draft, Rule, names_not_printed, number_calls, tool_responses_not_printed
 from codec.engine.grammar import compiled
 from codec.formats.qwen3_5.content import flat, placeholders, trimmed, vision_ids
-from codec.formats.qwen3_coder.values import retyped
-from codec.models import AssistantMessage, Content, SystemMessage, ToolCall, ToolMessage, UserMessage
+
+# Qwen3.5's template writes argument values with Qwen3-Coder's line (`args_value | tojson | safe if …`).
+from codec.formats.qwen3_coder.canonical import _arguments_as_written
+from codec.models import AssistantMessage, Content, SystemMessage, ToolMessage, UserMessage
 
 if TYPE_CHECKING:
     from codec.registry import FormatSpec
@@ -144,23 +145,6 @@ def _content_with_calls(draft: Draft) -> None:
     for index, message in enumerate(draft.messages):
         if isinstance(message, AssistantMessage) and message.tool_calls and message.content == "":
             draft.messages[index] = message.model_copy(update={"content": None})
-
-
-def _arguments_as_written(draft: Draft) -> None:
-    """Argument values are written as text — a string raw, an object or array as JSON, anything
-    else with Python's ``str()`` — and read back by the tool's schema: a string that is exactly
-    how another value is written comes back as that value where the schema admits it (``"3"`` →
-    ``3``, ``"True"`` → ``True``; ``"true"`` and ``"1e5"`` stay strings).
-
-    ``{%- set args_value = args_value | tojson | safe if args_value is mapping or (args_value is sequence and
-    args_value is not string) else args_value | string %}``
-    """
-    map_arguments(draft, lambda call: _retyped(draft, call))
-
-
-def _retyped(draft: Draft, call: ToolCall) -> dict[str, Any]:
-    parameters = tool_schema(draft.tools, call.name)
-    return {key: retyped(value, property_schema(parameters, key)) for key, value in call.arguments.items()}
 
 
 def _tool_result_names(draft: Draft) -> None:

@@ -25,10 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 from lark import Token, Tree
 
-from codec.arguments.schema import property_schema, tool_schema
 from codec.formats import RenderFn
 from codec.formats._prompt import MediaRules, content_of, sequential_ids, text_of
-from codec.formats.qwen3_coder.values import read_back
+from codec.formats.qwen3_coder.prompt import _call  # the same call lines, typed back alike
 from codec.models import (
     AnyMessage,
     AssistantMessage,
@@ -36,7 +35,6 @@ from codec.models import (
     Conversation,
     MediaPart,
     SystemMessage,
-    ToolCall,
     ToolMessage,
     UserMessage,
 )
@@ -153,12 +151,6 @@ def _messages(blocks: list[_Block], tools: list[dict[str, Any]]) -> list[AnyMess
         else:
             messages += _results(block, messages)
     return messages
-
-
-def _call(name: str, pairs: list[tuple[str, str]], tools: list[dict[str, Any]], new_id: Any) -> ToolCall:
-    parameters = tool_schema(tools, name)
-    arguments = {key: read_back(text, property_schema(parameters, key)) for key, text in pairs}
-    return ToolCall(id=new_id(name), name=name, arguments=arguments)
 
 
 def _results(block: _Block, messages: list[AnyMessage]) -> list[ToolMessage]:
