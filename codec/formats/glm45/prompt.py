@@ -35,10 +35,10 @@ from codec.models import AnyMessage, AssistantMessage, Conversation, SystemMessa
 if TYPE_CHECKING:
     from codec.registry import FormatSpec
 
+# Reasoning of only white space, as GLM-4.7 reads back: the template writes any such reasoning
+# as an empty think block (`reasoning_content.strip()`), and this one writes it again (`''` would
+# be no reasoning, the bare closer).
 BLANK_THOUGHT = " "
-"""Reasoning of only white space, as GLM-4.7 reads back: the template writes any such reasoning
-as ``<think></think>`` (``reasoning_content.strip()``), and this one writes it again (``''``
-would be no reasoning, ``</think>``)."""
 
 
 @dataclass
