@@ -47,6 +47,7 @@ FORMATS = (
     "minimax-m2",
     "mistral",
     "granite-4",
+    "glm-4-7",
 )
 OPTIONS: dict[str, dict[str, Any]] = {"gemma4": {"enable_thinking": True}, "deepseek-v3-1": {"thinking": True}}
 NOW = datetime(2026, 1, 31)
@@ -298,6 +299,7 @@ COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "minimax-m2": minimax_m2_completion,
     "mistral": mistral_completion,
     "granite-4": granite_completion,
+    "glm-4-7": glm_completion,  # GLM-5's layout; the prompt ends in <think> as GLM-5's does
 }
 
 

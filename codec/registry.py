@@ -65,6 +65,11 @@ class FormatSpec:
     ``call_head``: the text a call begins with, where the template writes it before the call's
     opening marker (gpt-oss's recipient ``to=functions.``, before the channel); ``None``: a call
     begins at its opener.
+    ``header_break`` is what the template writes after a system or user header and around a
+    tool result's text (GLM-4.5: a new line); ``no_think_suffix`` what it writes after every
+    user message when ``enable_thinking`` is false (GLM-4.5: ``/nothink``); ``bare_think_close``
+    marks a template that writes a turn without reasoning as ``</think>`` alone (GLM-4.7), so an
+    empty think block there stands for reasoning of only white space.
     """
 
     name: str
@@ -89,6 +94,9 @@ class FormatSpec:
     one_call_per_message: bool = False  # the template refuses an assistant message with two calls
     calls_per_message: int | None = None
     call_head: str | None = None
+    header_break: str = ""
+    no_think_suffix: str = ""
+    bare_think_close: bool = False
 
     @property
     def call_enders(self) -> frozenset[str]:
@@ -316,8 +324,27 @@ FORMATS: dict[str, FormatSpec] = {
             # A tool result's list of parts is written as Python's repr of each part
             # (`{{ tr.output if tr.output is defined else tr }}`).
             string_content_only=True,
+            header_break="\n",  # `<|user|>\n{{ visible_text(m.content) }}`
+            no_think_suffix="/nothink",
             test_options={"enable_thinking": _BOOLEANS},
             golden_options={"enable_thinking": False},
+        ),
+        FormatSpec(
+            name="glm-4-7",
+            template="glm47.jinja",
+            grammar=glm45.GRAMMAR,
+            family=glm45.FAMILY_47,
+            model_ids=("zai-org/GLM-4.7", "zai-org/GLM-4.7-Flash"),
+            model_family="glm-4.7",
+            stop_terminals=("END_OF_TEXT", "USER", "OBSERVATION"),
+            examples=glm45.EXAMPLES_47,
+            demo=glm45.demo.GLM47,
+            eos_terminal="END_OF_TEXT",
+            turn_terminals=("GMASK", "SOP", "SYSTEM", "ASSISTANT"),
+            string_content_only=True,  # as glm-4-5's: a tool result's parts are written as repr
+            bare_think_close=True,  # `{{ '</think>' }}` for a turn whose reasoning is not shown
+            test_options={"enable_thinking": _BOOLEANS, "clear_thinking": _BOOLEANS},
+            golden_options={"clear_thinking": False},
         ),
         FormatSpec(
             name="minimax-m2",

@@ -141,6 +141,11 @@ def expected_reply(
         # Likewise reasoning: a template that writes an empty analysis for "" (gpt-oss's
         # `"thinking" in message`) keeps "" in prompts; a completion's empty reasoning is none.
         expected = expected.model_copy(update={"reasoning": None})
+    if c.spec.bare_think_close and expected.reasoning is not None and not expected.reasoning.strip():
+        # A template that writes no reasoning as a bare `</think>` writes reasoning of only
+        # white space as an empty think block (GLM-4.7), which a prompt keeps as blank
+        # reasoning; in a completion that block is empty reasoning, which is none.
+        expected = expected.model_copy(update={"reasoning": None})
     if isinstance(expected.content, tuple) and len(expected.content) == 1:
         # A prompt may keep text as a one-part list (glm-effort's control tags: a canonical rule
         # about re-rendering); a completion's text is just text.
