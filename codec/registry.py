@@ -65,6 +65,9 @@ class FormatSpec:
     ``call_head``: the text a call begins with, where the template writes it before the call's
     opening marker (gpt-oss's recipient ``to=functions.``, before the channel); ``None``: a call
     begins at its opener.
+    ``layout``: which of its family's prompt layouts the template writes, where one family reads
+    more than one (``qwen3_5``: ``"nemotron"``, Nemotron 3's Qwen3-Coder-style system block and
+    tools listing, text as it is and history thinking it truncates); ``None``: the family's own.
     """
 
     name: str
@@ -89,6 +92,7 @@ class FormatSpec:
     one_call_per_message: bool = False  # the template refuses an assistant message with two calls
     calls_per_message: int | None = None
     call_head: str | None = None
+    layout: str | None = None
 
     @property
     def call_enders(self) -> frozenset[str]:
@@ -598,6 +602,29 @@ FORMATS: dict[str, FormatSpec] = {
             turn_terminals=("START_ROLE",),
             content_after=("END_ROLE",),  # a turn's text follows its header: white space there is content
             test_options={"available_tools": ([], [_GRANITE_TOOL])},
+        ),
+        FormatSpec(
+            name="nemotron-3-nano",
+            template="nemotron_3_nano.jinja",
+            # Qwen3.5's tokens and calls, its own spellings of them (the header of the grammar).
+            grammar=qwen3_5.NEMOTRON_GRAMMAR,
+            family=qwen3_5.FAMILY,
+            model_ids=(
+                "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
+                "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8",
+            ),
+            model_family="nemotron-3-nano",
+            stop_terminals=("IM_END", "END_OF_TEXT"),
+            examples=qwen3_5.NEMOTRON_EXAMPLES,
+            demo=qwen3_5.demo.NEMOTRON_3_NANO,
+            # The template never reads bos_token or eos_token: it writes <|im_end|> itself.
+            turn_terminals=("IM_START",),
+            # `'<|im_start|>' + role + '\n'` + content and `<think></think>` + content: white space there is content
+            content_after=("ROLE", "THINK_CLOSE"),
+            string_content_only=True,  # `message.content | string`, `"<|im_start|>system\n" + system_message`
+            layout="nemotron",
+            test_options={"enable_thinking": _BOOLEANS, "truncate_history_thinking": _BOOLEANS},
+            golden_options={"enable_thinking": True, "truncate_history_thinking": False},
         ),
     )
 }
