@@ -83,7 +83,7 @@ class _Tree(Transformer[Token, Any]):
     def assistant(self, children: list[Any]) -> _Block:
         thought = next((c.text for c in children if isinstance(c, _Thought)), "")
         calls = [c for c in children if isinstance(c, tuple)]
-        return _Block("assistant", text_of(children, "CONTENT"), reasoning=thought or None, calls=calls)
+        return _Block("assistant", _said(children), thought or None, calls)
 
     def results(self, children: list[Any]) -> _Block:
         return _Block("results", results=[c for c in children if isinstance(c, str) and not isinstance(c, Token)])
@@ -94,6 +94,20 @@ class _Tree(Transformer[Token, Any]):
     def generation(self, children: list[Any]) -> _Block:
         tokens = [c.type for c in children if isinstance(c, Token)]
         return _Block("generation", thinking="THINK_CLOSE" not in tokens)
+
+
+def _said(children: list[Any]) -> str:
+    """The content: text before the calls, and text after each call less the new line the
+    template writes there (``'</function>\\n</tool_call>\\n'``; before another call, that call's
+    ``\\n<tool_call>`` holds it)."""
+    text, after_call = [], False
+    for child in children:
+        if isinstance(child, Token) and child.type == "CONTENT":
+            text.append(child.removeprefix("\n") if after_call else str(child))
+            after_call = False
+        elif isinstance(child, tuple):
+            after_call = True
+    return "".join(text)
 
 
 def read(tree: Tree[Any], spec: FormatSpec, render: RenderFn) -> Conversation:
