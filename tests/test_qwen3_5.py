@@ -124,7 +124,8 @@ def nemotron(text: str, **options: Any) -> codec.AssistantMessage:
 
 def test_nemotron_opens_the_thought_unless_enable_thinking_is_false_and_always_writes_a_system_block() -> None:
     c = codec.load(NEMOTRON)
-    assert c.render([USER]) == "<|im_start|>system\n<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n"
+    empty_system = "<|im_start|>system\n<|im_end|>\n"
+    assert c.render([USER]) == empty_system + "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n"
     assert c.render([USER], enable_thinking=False).endswith("<|im_start|>assistant\n<think></think>")
     assert c.parse_prompt(c.render([USER], enable_thinking=False)).options == {"enable_thinking": False}
     # An empty system message is the empty block the template writes anyway: it is lost.
@@ -192,12 +193,16 @@ def test_nemotron_values_are_written_raw_or_as_json_and_typed_back_by_the_schema
     c = codec.load(NEMOTRON)
     calls = [{"id": "x", "type": "function", "function": {"name": "f", "arguments": {"s": "007", "n": 3, "b": True}}}]
     prompt = c.render([USER, {"role": "assistant", "content": "", "tool_calls": calls}], tools=TOOLS)
-    assert "<parameter=s>\n007\n</parameter>\n<parameter=n>\n3\n</parameter>\n<parameter=b>\nTrue\n</parameter>" in prompt
-    assert c.parse_prompt(prompt).messages[1].tool_calls[0].arguments == {"s": "007", "n": 3, "b": True}
+    assert "<parameter=s>\n007\n</parameter>\n<parameter=n>\n3\n</parameter>\n" in prompt
+    assert "<parameter=b>\nTrue\n</parameter>" in prompt
+    back = c.parse_prompt(prompt).messages[1]
+    assert back.tool_calls[0].arguments == {"s": "007", "n": 3, "b": True}
+    assert back.content is None  # the new line after `</tool_call>` is the template's, not content
 
 
 def test_nemotron_known_mistakes_missing_closers_are_repaired() -> None:
-    no_parameter_close = "</think>\n<tool_call>\n<function=f>\n<parameter=s>\nx\n<parameter=n>\n2\n</function>\n</tool_call>\n"
+    no_parameter_close = "</think>\n<tool_call>\n<function=f>\n<parameter=s>\nx\n<parameter=n>\n2\n"
+    no_parameter_close += "</function>\n</tool_call>\n"
     assert nemotron(no_parameter_close).tool_calls[0].arguments == {"s": "x", "n": 2}
     no_function_close = "</think>\n<tool_call>\n<function=f>\n<parameter=s>\nx\n</parameter>\n</tool_call>\n"
     message = nemotron(no_function_close)
@@ -213,7 +218,8 @@ def test_nemotron_a_call_inside_an_unclosed_thought_is_a_call() -> None:
 
 
 def test_nemotron_a_cut_off_call_is_never_a_call_to_run() -> None:
-    for cut in ("</think>\n<tool_call>\n<function=f>\n<parameter=s>\nx", "</think>\n<tool_call>\n<function=f>\n</function>\n"):
+    head = "</think>\n<tool_call>\n<function=f>\n"
+    for cut in (head + "<parameter=s>\nx", head + "</function>\n"):
         message = nemotron(cut)
         assert message.tool_calls == () and message.finish_reason == "length"
 

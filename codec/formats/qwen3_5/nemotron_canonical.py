@@ -41,9 +41,9 @@ def _empty_system(draft: Draft) -> None:
     ``{%- set system_message = "" %}`` / ``{{- "<|im_start|>system\\n" + system_message }}``
     """
     messages = draft.messages
-    if messages and isinstance(messages[0], SystemMessage) and messages[0].content == "":
-        if len(messages) > 1 and not isinstance(messages[1], SystemMessage):
-            del messages[0]
+    empty = bool(messages) and isinstance(messages[0], SystemMessage) and messages[0].content == ""
+    if empty and len(messages) > 1 and not isinstance(messages[1], SystemMessage):
+        del messages[0]
 
 
 @cache
@@ -61,17 +61,18 @@ def _thought_and_content(draft: Draft) -> None:
     answer without calls that followed reasoning keeps the new line written after ``</think>``
     (``\\nanswer``).
 
-    ``{%- set content = "<think>\\n" ~ message.reasoning_content ~ "\\n</think>\\n" ~ (message.content | default('', true)) %}`` /
+    ``{%- set content = "<think>\\n" ~ message.reasoning_content ~ "\\n</think>\\n" ~ (message.content …) %}`` /
     ``{%- set c = "<think></think>" ~ c.split('</think>')[-1] %}`` / ``{%- set c = c | trim %}``
     """
     truncate = draft.options.get("truncate_history_thinking", True)
     last_user = _last_user(draft.messages)
     for index, message in enumerate(draft.messages):
-        text = message.content if isinstance(message, AssistantMessage) else None
-        if not isinstance(message, AssistantMessage) or not isinstance(text or "", str) or _holds_think(text):
+        if not isinstance(message, AssistantMessage) or not isinstance(message.content or "", str):
             continue
-        update = _written(message.reasoning, text or "", bool(message.tool_calls), truncate and index < last_user)
-        draft.messages[index] = message.model_copy(update=update)
+        text = str(message.content or "")
+        if not _holds_think(text):
+            update = _written(message.reasoning, text, bool(message.tool_calls), truncate and index < last_user)
+            draft.messages[index] = message.model_copy(update=update)
 
 
 def _last_user(messages: list[AnyMessage]) -> int:
@@ -91,8 +92,8 @@ def untruncated(messages: list[AnyMessage]) -> bool:
     )
 
 
-def _holds_think(text: object) -> bool:
-    return isinstance(text, str) and any(marker in text for marker in _think_markers())
+def _holds_think(text: str) -> bool:
+    return any(marker in text for marker in _think_markers())
 
 
 def _written(reasoning: str | None, text: str, calls: bool, truncated: bool) -> dict[str, str | None]:

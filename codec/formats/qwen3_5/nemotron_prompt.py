@@ -3,9 +3,9 @@
 
 What the prompt shows, literally (``templates/nemotron_3_nano.jinja``)::
 
-    <|im_start|>system\\nS\\n\\n# Tools\\n\\nYou have access to the following functions:\\n\\n<tools>…</IMPORTANT><|im_end|>\\n
+    <|im_start|>system\\nS\\n\\n# Tools\\n\\nYou have access to the following functions:…</IMPORTANT><|im_end|>\\n
     <|im_start|>user\\ntext<|im_end|>\\n
-    <|im_start|>assistant\\n<think></think>answer\\n<tool_call>\\n<function=NAME>\\n…</function>\\n</tool_call>\\n<|im_end|>\\n
+    <|im_start|>assistant\\n<think></think>answer\\n<tool_call>\\n<function=NAME>\\n…</tool_call>\\n<|im_end|>\\n
     <|im_start|>user\\n<tool_response>\\nresult\\n</tool_response>\\n<|im_end|>\\n
     <|im_start|>assistant\\n<think>\\nR\\n</think>\\nanswer<|im_end|>\\n
     <|im_start|>assistant\\n<think>\\n
