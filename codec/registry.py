@@ -67,7 +67,9 @@ class FormatSpec:
     begins at its opener.
     ``layout``: which of its family's prompt layouts the template writes, where one family reads
     more than one (``qwen3_5``: ``"nemotron"``, Nemotron 3's Qwen3-Coder-style system block and
-    tools listing, text as it is and history thinking it truncates); ``None``: the family's own.
+    tools listing, text as it is and history thinking it truncates; ``granite``:
+    ``"no-default-system"``, Granite 4.1's, which writes no system turn when there is no system
+    text); ``None``: the family's own.
     """
 
     name: str
@@ -625,6 +627,22 @@ FORMATS: dict[str, FormatSpec] = {
             layout="nemotron",
             test_options={"enable_thinking": _BOOLEANS, "truncate_history_thinking": _BOOLEANS},
             golden_options={"enable_thinking": True, "truncate_history_thinking": False},
+        ),
+        FormatSpec(
+            name="granite-4-1",
+            template="granite_4_1.jinja",
+            grammar=granite.GRAMMAR,
+            family=granite.FAMILY,
+            model_ids=("ibm-granite/granite-4.1-3b", "ibm-granite/granite-4.1-8b", "ibm-granite/granite-4.1-30b"),
+            model_family="granite-4.1",
+            stop_terminals=("END_OF_TEXT",),
+            examples=granite.EXAMPLES,
+            demo=granite.demo.GRANITE_4_1,
+            # The template never reads bos_token or eos_token: it writes <|end_of_text|> itself.
+            turn_terminals=("START_ROLE",),
+            content_after=("END_ROLE",),  # as `granite-4`
+            layout=granite.NO_DEFAULT_SYSTEM,  # Granite 4.0's template less its default system text
+            test_options={"available_tools": ([], [_GRANITE_TOOL])},
         ),
     )
 }
