@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import codec
 from codec._resources import read_text
+from codec.cli import roundtrip
 from codec.formats.granite.prompt import DEFAULT_SYSTEM
+from codec.strategies import RenderCase
 
 TOOLS = [
     {
@@ -137,6 +139,15 @@ def test_granite_4_1_tools_make_the_system_turn_and_calls_are_granite_4s() -> No
     assert list(conversation.tools) == TOOLS and [m.role for m in conversation.messages] == ["user"]
     message = c.parse("Checking.\n" + CALL, tools=TOOLS)
     assert (message.content, message.tool_calls[0].arguments) == ("Checking.", {"city": "Paris"})
+
+
+def test_granite_4_1_an_empty_prompt_is_read_back_as_the_empty_system_message_it_came_from() -> None:
+    # `codec roundtrip` takes the empty prompt of an empty system message alone as agreeing.
+    c = codec.load("granite-4-1")
+    case = RenderCase(messages=[{"role": "system", "content": ""}], tools=None, options={}, add_generation_prompt=False)
+    report = roundtrip.Report("granite-4-1", 1)
+    roundtrip._check(c, case, None, True, report)
+    assert report.examples == 1 and not report.disagreements
 
 
 def test_granite_4_1_ids_load_it_and_its_template_is_told_from_granite_4s() -> None:
