@@ -48,6 +48,7 @@ FORMATS = (
     "mistral",
     "granite-4",
     "nemotron-3-nano",
+    "granite-4-1",
 )
 OPTIONS: dict[str, dict[str, Any]] = {"gemma4": {"enable_thinking": True}, "deepseek-v3-1": {"thinking": True}}
 NOW = datetime(2026, 1, 31)
@@ -316,6 +317,7 @@ COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "mistral": mistral_completion,
     "granite-4": granite_completion,
     "nemotron-3-nano": nemotron_completion,
+    "granite-4-1": granite_completion,  # Granite 4.1 writes Granite 4.0's calls
 }
 
 
