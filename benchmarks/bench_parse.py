@@ -48,6 +48,8 @@ FORMATS = (
     "mistral",
     "granite-4",
     "glm-4-7",
+    "nemotron-3-nano",
+    "granite-4-1",
 )
 OPTIONS: dict[str, dict[str, Any]] = {"gemma4": {"enable_thinking": True}, "deepseek-v3-1": {"thinking": True}}
 NOW = datetime(2026, 1, 31)
@@ -287,6 +289,22 @@ def granite_completion(w: Workload) -> str:
     return f"{w.content}{gap}{calls}<|end_of_text|>"
 
 
+def nemotron_completion(w: Workload) -> str:
+    # The prompt opens the thought (`<think>\n`); the template writes `\n</think>\n` + content,
+    # a new line before the calls and one after each; values as Qwen3-Coder writes them.
+    def value(v: Any) -> str:
+        return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+
+    calls = "".join(
+        f"<tool_call>\n<function={c.name}>\n"
+        + "".join(f"<parameter={k}>\n{value(v)}\n</parameter>\n" for k, v in c.arguments.items())
+        + "</function>\n</tool_call>\n"
+        for c in w.calls
+    )
+    gap = "\n" if w.content and calls else ""
+    return f"{w.reasoning}\n</think>\n{w.content}{gap}{calls}<|im_end|>"
+
+
 COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "glm": glm_completion,
     "solar-open": solar_completion,
@@ -300,6 +318,8 @@ COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "mistral": mistral_completion,
     "granite-4": granite_completion,
     "glm-4-7": glm_completion,  # GLM-5's layout; the prompt ends in <think> as GLM-5's does
+    "nemotron-3-nano": nemotron_completion,
+    "granite-4-1": granite_completion,  # Granite 4.1 writes Granite 4.0's calls
 }
 
 

@@ -70,6 +70,11 @@ class FormatSpec:
     user message when ``enable_thinking`` is false (GLM-4.5: ``/nothink``); ``bare_think_close``
     marks a template that writes a turn without reasoning as ``</think>`` alone (GLM-4.7), so an
     empty think block there stands for reasoning of only white space.
+    ``layout``: which of its family's prompt layouts the template writes, where one family reads
+    more than one (``qwen3_5``: ``"nemotron"``, Nemotron 3's Qwen3-Coder-style system block and
+    tools listing, text as it is and history thinking it truncates; ``granite``:
+    ``"no-default-system"``, Granite 4.1's, which writes no system turn when there is no system
+    text); ``None``: the family's own.
     """
 
     name: str
@@ -97,6 +102,7 @@ class FormatSpec:
     header_break: str = ""
     no_think_suffix: str = ""
     bare_think_close: bool = False
+    layout: str | None = None
 
     @property
     def call_enders(self) -> frozenset[str]:
@@ -624,6 +630,45 @@ FORMATS: dict[str, FormatSpec] = {
             # The template never reads bos_token or eos_token: it writes <|end_of_text|> itself.
             turn_terminals=("START_ROLE",),
             content_after=("END_ROLE",),  # a turn's text follows its header: white space there is content
+            test_options={"available_tools": ([], [_GRANITE_TOOL])},
+        ),
+        FormatSpec(
+            name="nemotron-3-nano",
+            template="nemotron_3_nano.jinja",
+            # Qwen3.5's tokens and calls, its own spellings of them (the header of the grammar).
+            grammar=qwen3_5.NEMOTRON_GRAMMAR,
+            family=qwen3_5.FAMILY,
+            model_ids=(
+                "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
+                "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8",
+            ),
+            model_family="nemotron-3-nano",
+            stop_terminals=("IM_END", "END_OF_TEXT"),
+            examples=qwen3_5.NEMOTRON_EXAMPLES,
+            demo=qwen3_5.demo.NEMOTRON_3_NANO,
+            # The template never reads bos_token or eos_token: it writes <|im_end|> itself.
+            turn_terminals=("IM_START",),
+            # `'<|im_start|>' + role + '\n'` + content and `<think></think>` + content: white space there is content
+            content_after=("ROLE", "THINK_CLOSE"),
+            string_content_only=True,  # `message.content | string`, `"<|im_start|>system\n" + system_message`
+            layout="nemotron",
+            test_options={"enable_thinking": _BOOLEANS, "truncate_history_thinking": _BOOLEANS},
+            golden_options={"enable_thinking": True, "truncate_history_thinking": False},
+        ),
+        FormatSpec(
+            name="granite-4-1",
+            template="granite_4_1.jinja",
+            grammar=granite.GRAMMAR,
+            family=granite.FAMILY,
+            model_ids=("ibm-granite/granite-4.1-3b", "ibm-granite/granite-4.1-8b", "ibm-granite/granite-4.1-30b"),
+            model_family="granite-4.1",
+            stop_terminals=("END_OF_TEXT",),
+            examples=granite.EXAMPLES,
+            demo=granite.demo.GRANITE_4_1,
+            # The template never reads bos_token or eos_token: it writes <|end_of_text|> itself.
+            turn_terminals=("START_ROLE",),
+            content_after=("END_ROLE",),  # as `granite-4`
+            layout=granite.NO_DEFAULT_SYSTEM,  # Granite 4.0's template less its default system text
             test_options={"available_tools": ([], [_GRANITE_TOOL])},
         ),
     )

@@ -108,6 +108,15 @@ def run(c: Codec, *, examples: int = 100, seed: int = 0, canonical: bool = True)
     return report
 
 
+def _read_from_nothing(c: Codec, case: Any, arguments: dict[str, Any]) -> bool:
+    """Whether an empty prompt is right: the format reads the conversation's canonical form back
+    from nothing (Granite 4.1 writes nothing for an empty system message alone)."""
+    try:
+        return c.parse_prompt("") == c.canonical(case.messages, **arguments)
+    except (ParseError, RenderError):
+        return False
+
+
 def _check(c: Codec, case: Any, now: Any, canonical: bool, report: Report) -> None:
     arguments = {"tools": case.tools, "add_generation_prompt": case.add_generation_prompt, "now": now, **case.options}
     try:
@@ -116,7 +125,7 @@ def _check(c: Codec, case: Any, now: Any, canonical: bool, report: Report) -> No
         report.skipped += 1
         return
     report.examples += 1
-    if not prompt:
+    if not prompt and not _read_from_nothing(c, case, arguments):
         raise Disagreement("writes", "the template wrote nothing for this conversation", case)
     try:
         parsed = c.parse_prompt(prompt)

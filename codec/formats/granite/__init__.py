@@ -4,7 +4,8 @@
 Granite 4.0 writes turns as ``<|start_of_role|>ROLE<|end_of_role|>…<|end_of_text|>`` and its
 calls as Qwen3 does (the Hermes-style block): a JSON object with the tool's name and its
 arguments between ``<tool_call>`` and ``</tool_call>``, one block per call. It has no thinking
-block. Its argument reader and constraint are Qwen3's.
+block. Its argument reader and constraint are Qwen3's. Granite 4.1 (``granite-4-1``) writes the
+same turns and calls; its template writes no default system text (``NO_DEFAULT_SYSTEM``).
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from __future__ import annotations
 from codec.formats import Examples, Family
 from codec.formats.granite import canonical, constraint, demo, prompt
 from codec.formats.granite.arguments import GraniteCall
+from codec.formats.granite.prompt import NO_DEFAULT_SYSTEM
 
-__all__ = ["EXAMPLES", "FAMILY", "GRAMMAR", "demo"]
+__all__ = ["EXAMPLES", "FAMILY", "GRAMMAR", "NO_DEFAULT_SYSTEM", "demo"]
 
 GRAMMAR = "granite.lark"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codec._canonical import Draft, Rule, names_not_printed, number_calls, tool_responses_not_printed
-from codec.formats.granite.prompt import DEFAULT_SYSTEM
+from codec.formats.granite.prompt import DEFAULT_SYSTEM, NO_DEFAULT_SYSTEM
 from codec.models import AssistantMessage, SystemMessage, TextPart, ToolMessage
 from codec.render.template_input import template_tools
 
@@ -23,7 +23,7 @@ def rules(spec: FormatSpec) -> list[Rule]:
         tool_responses_not_printed,
         _text_parts_joined,
         _available_tools,
-        _default_system,
+        _empty_system if spec.layout == NO_DEFAULT_SYSTEM else _default_system,
         _no_reasoning,
         _tool_result_names,
         _call_ids,
@@ -72,6 +72,22 @@ def _default_system(draft: Draft) -> None:
             del messages[0]
         else:
             messages[0] = first.model_copy(update={"content": DEFAULT_SYSTEM})
+
+
+def _empty_system(draft: Draft) -> None:
+    """Granite 4.1 writes no default system text: without tools, a first system message that is
+    empty writes nothing, and is lost — unless another empty system message follows it (which
+    the template writes as the first system turn, and reads back as both) or nothing does (an
+    empty conversation is none).
+
+    ``{%- if ns.system_message %}{{- '<|start_of_role|>system<|end_of_role|>' + ns.system_message …`` (no ``else``)
+    """
+    messages = draft.messages
+    first = messages[0] if messages else None
+    if draft.tools or not isinstance(first, SystemMessage) or first.content != "" or len(messages) == 1:
+        return
+    if not (isinstance(messages[1], SystemMessage) and messages[1].content == ""):
+        del messages[0]
 
 
 def _no_reasoning(draft: Draft) -> None:

@@ -17,3 +17,6 @@ COMPLETION = (
 )
 
 GRANITE_4 = DemoCase("Granite 4.0 — a JSON call object inside <tool_call>, Hermes-style", COMPLETION)
+
+# Granite 4.1 writes the same reply (its template differs only in its system turn).
+GRANITE_4_1 = DemoCase("Granite 4.1 — Granite 4.0's calls; no default system text", COMPLETION)

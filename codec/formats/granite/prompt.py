@@ -45,6 +45,8 @@ AFTER_TOOLS = (
     "to fulfill the request."
 )
 DEFAULT_SYSTEM = "You are a helpful assistant. Please ensure responses are professional, accurate, and safe."
+# ``FormatSpec.layout`` of Granite 4.1's template, which has no default system text (no line 5).
+NO_DEFAULT_SYSTEM = "no-default-system"
 
 
 @dataclass
@@ -95,7 +97,9 @@ def read(tree: Tree[Any], spec: FormatSpec, render: RenderFn) -> Conversation:
     if generation:
         blocks = blocks[:-1]
     tools: list[dict[str, Any]] = []
-    if blocks and blocks[0].kind == "system":
+    if spec.layout == NO_DEFAULT_SYSTEM:
+        blocks, tools = _without_default(blocks)
+    elif blocks and blocks[0].kind == "system":
         system, tools = _first_system(blocks[0], alone=len(blocks) == 1 or blocks[1].kind == "system")
         blocks = ([_Block("system", system)] if system is not None else []) + blocks[1:]
     return Conversation(messages=tuple(_messages(blocks)), tools=tuple(tools), add_generation_prompt=generation)
@@ -109,6 +113,21 @@ def _first_system(block: _Block, alone: bool) -> tuple[str | None, list[dict[str
     if block.after != AFTER_TOOLS:
         raise ValueError(f"not a tools instruction the template writes: {block.after[:40]!r}")
     return _tools(block.text)
+
+
+def _without_default(blocks: list[_Block]) -> tuple[list[_Block], list[dict[str, Any]]]:
+    """Granite 4.1's first system block, which the template writes only for system text or
+    tools: an empty one came after an empty system message the template skipped; no block at
+    all, an empty system message alone (the template wrote nothing of it)."""
+    if not blocks:
+        return [_Block("system")], []
+    first = blocks[0]
+    if first.kind != "system":
+        return blocks, []
+    if first.after is None:
+        return ([_Block("system")] if first.text == "" else []) + blocks, []
+    system, tools = _first_system(first, alone=False)
+    return ([_Block("system", system)] if system is not None else []) + blocks[1:], tools
 
 
 def _tools(text: str) -> tuple[str | None, list[dict[str, Any]]]:

@@ -10,17 +10,19 @@ argument reader, the value typing and the constraint are Qwen3-Coder's
 from __future__ import annotations
 
 from codec.formats import Examples, Family
-from codec.formats.qwen3_5 import canonical, constraint, demo, prompt
+from codec.formats.qwen3_5 import constraint, demo, layouts
 from codec.formats.qwen3_5.arguments import Parameters
 
-__all__ = ["EXAMPLES", "FAMILY", "GRAMMAR", "demo"]
+__all__ = ["EXAMPLES", "FAMILY", "GRAMMAR", "NEMOTRON_EXAMPLES", "NEMOTRON_GRAMMAR", "demo"]
 
 GRAMMAR = "qwen3_5.lark"
+# Nemotron 3 Nano's spellings of the same tokens (the grammar's header says why it has its own).
+NEMOTRON_GRAMMAR = "nemotron_3_nano.lark"
 
 FAMILY = Family(
     name="qwen3_5",
-    read_prompt=prompt.read,
-    rules=canonical.rules,
+    read_prompt=layouts.read,
+    rules=layouts.rules,
     arguments=Parameters,
     constraint=constraint.call,
 )
@@ -44,4 +46,15 @@ EXAMPLES = Examples(
     code_head="<tool_call>\n<function=run_code>\n<parameter=code>\n",
     code_tail="\n</parameter>\n</function>\n</tool_call>",
     typing_trap=_call("get_weather", _parameter("city", "123") + _parameter("days", "123")),
+)
+
+# Nemotron 3 Nano's prompt ends inside the thought by default (`<|im_start|>assistant\n<think>\n`,
+# enable_thinking is true unless given): a completion closes it first. Its template writes a new
+# line after each `</tool_call>`, which the model writes too.
+NEMOTRON_EXAMPLES = Examples(
+    one_call="</think>\n" + EXAMPLES.one_call,
+    two_calls="</think>\n" + EXAMPLES.two_calls,
+    code_head="</think>\n" + EXAMPLES.code_head,
+    code_tail=EXAMPLES.code_tail,
+    typing_trap="</think>\n" + EXAMPLES.typing_trap,
 )

@@ -22,3 +22,18 @@ COMPLETION = (
 QWEN3_5 = DemoCase(
     "Qwen3.5 — a thought, then Qwen3-Coder's XML-style <function=…> calls", COMPLETION, {"enable_thinking": True}
 )
+
+# Nemotron 3 Nano's template writes `<think>\nR\n</think>\n` + answer, then `'\n'` and each call
+# followed by a new line (`'</function>\n</tool_call>\n'`); the prompt pre-opens `<think>\n`.
+NEMOTRON_COMPLETION = (
+    f"{REASONING}\n</think>\n{ANSWER}\n"
+    + _call("search_places", query="late dinner restaurant", city="Porto", open_after="22:00", limit="2")
+    + "\n"
+    + _call("convert_currency", amount="60", from_currency="EUR", to_currency="USD")
+    + "\n"
+)
+
+NEMOTRON_3_NANO = DemoCase(
+    "Nemotron 3 Nano — a thought, then Qwen3-Coder's XML-style <function=…> calls, a new line after each",
+    NEMOTRON_COMPLETION,
+)
