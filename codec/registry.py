@@ -30,6 +30,7 @@ from codec.formats import (
     gpt_oss,
     granite,
     kimi_k2,
+    kimi_k2_5,
     llama3,
     minimax_m2,
     mistral,
@@ -300,6 +301,37 @@ FORMATS: dict[str, FormatSpec] = {
             # A list of parts on a tool result or an assistant turn with calls is written as
             # Python's repr of the list (`{{ message['content'] }}`).
             string_content_only=True,
+        ),
+        FormatSpec(
+            name="kimi-k2-5",
+            template="kimi_k2_5.jinja",
+            grammar=kimi_k2_5.GRAMMAR,
+            family=kimi_k2_5.FAMILY,
+            model_ids=("moonshotai/Kimi-K2.5",),
+            model_family="kimi-k2.5",
+            stop_terminals=("IM_END",),
+            examples=kimi_k2_5.EXAMPLES,
+            demo=kimi_k2_5.demo.KIMI_K2_5,
+            # The template never reads bos_token or eos_token: it writes <|im_end|> itself.
+            turn_terminals=("IM_SYSTEM", "IM_USER", "IM_ASSISTANT"),
+            content_after=("IM_MIDDLE", "THINK_CLOSE"),  # `<|im_middle|>` / `</think>` + content
+            test_options={"thinking": _BOOLEANS},
+            golden_options={"thinking": True},
+        ),
+        FormatSpec(
+            name="kimi-k2-6",
+            template="kimi_k2_6.jinja",
+            grammar=kimi_k2_5.GRAMMAR,
+            family=kimi_k2_5.FAMILY,
+            model_ids=("moonshotai/Kimi-K2.6",),
+            model_family="kimi-k2.6",
+            stop_terminals=("IM_END",),
+            examples=kimi_k2_5.EXAMPLES,
+            demo=kimi_k2_5.demo.KIMI_K2_6,
+            turn_terminals=("IM_SYSTEM", "IM_USER", "IM_ASSISTANT"),
+            content_after=("IM_MIDDLE", "THINK_CLOSE"),
+            test_options={"thinking": _BOOLEANS, "preserve_thinking": _BOOLEANS},
+            golden_options={"thinking": True, "preserve_thinking": True},
         ),
         FormatSpec(
             name="glm-4-5",
