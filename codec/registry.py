@@ -66,6 +66,8 @@ class FormatSpec:
     ``call_head``: the text a call begins with, where the template writes it before the call's
     opening marker (gpt-oss's recipient ``to=functions.``, before the channel); ``None``: a call
     begins at its opener.
+    ``prints_names``: the template writes a system or user message's ``name`` (Kimi K2.5's, in
+    the turn's header in place of its role); ``False``: a name reaches the template, unprinted.
     """
 
     name: str
@@ -90,6 +92,7 @@ class FormatSpec:
     one_call_per_message: bool = False  # the template refuses an assistant message with two calls
     calls_per_message: int | None = None
     call_head: str | None = None
+    prints_names: bool = False
 
     @property
     def call_enders(self) -> frozenset[str]:
@@ -317,6 +320,7 @@ FORMATS: dict[str, FormatSpec] = {
             content_after=("IM_MIDDLE", "THINK_CLOSE"),  # `<|im_middle|>` / `</think>` + content
             test_options={"thinking": _BOOLEANS},
             golden_options={"thinking": True},
+            prints_names=True,  # `<|im_user|>{{role_name}}<|im_middle|>`, role_name = name or role
         ),
         FormatSpec(
             name="kimi-k2-6",
@@ -332,6 +336,7 @@ FORMATS: dict[str, FormatSpec] = {
             content_after=("IM_MIDDLE", "THINK_CLOSE"),
             test_options={"thinking": _BOOLEANS, "preserve_thinking": _BOOLEANS},
             golden_options={"thinking": True, "preserve_thinking": True},
+            prints_names=True,
         ),
         FormatSpec(
             name="glm-4-5",
