@@ -12,7 +12,7 @@ code around it is short.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +68,10 @@ class FormatSpec:
     begins at its opener.
     ``prints_names``: the template writes a system or user message's ``name`` (Kimi K2.5's, in
     the turn's header in place of its role); ``False``: a name reaches the template, unprinted.
+    ``call_id``: where the template writes the caller's call ids as they are and a call's name
+    shows only in its id, the id a call must have for its name to show, made from the name and
+    the call's index in its message (Kimi K2.5's ``functions.NAME:IDX``, the ids the model
+    writes); ``None``: any id.
     """
 
     name: str
@@ -93,6 +97,7 @@ class FormatSpec:
     calls_per_message: int | None = None
     call_head: str | None = None
     prints_names: bool = False
+    call_id: Callable[[str, int], str] | None = None
 
     @property
     def call_enders(self) -> frozenset[str]:
@@ -321,6 +326,7 @@ FORMATS: dict[str, FormatSpec] = {
             test_options={"thinking": _BOOLEANS},
             golden_options={"thinking": True},
             prints_names=True,  # `<|im_user|>{{role_name}}<|im_middle|>`, role_name = name or role
+            call_id=kimi_k2_5.CALL_ID,  # the caller's id is written as it is: a name shows only in functions.NAME:IDX
         ),
         FormatSpec(
             name="kimi-k2-6",
@@ -337,6 +343,7 @@ FORMATS: dict[str, FormatSpec] = {
             test_options={"thinking": _BOOLEANS, "preserve_thinking": _BOOLEANS},
             golden_options={"thinking": True, "preserve_thinking": True},
             prints_names=True,
+            call_id=kimi_k2_5.CALL_ID,
         ),
         FormatSpec(
             name="glm-4-5",

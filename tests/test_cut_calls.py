@@ -27,6 +27,7 @@ import codec
 from codec.chunks import ChunkStream
 from codec.engine.grammar import compiled
 from codec.registry import FORMATS
+from codec.strategies import call_id
 from support.calls import HISTORY, NOW, call_ends, tool
 from support.parsing import fold, ids, is_json
 from test_prompt_roundtrip import completion_after
@@ -39,9 +40,13 @@ ARGUMENTS = [{"city": "Paris", "days": 3}, {"code": "print(1)", "options": {"fas
 REASONS = (None, "length", "stop")
 
 
-def _message(arguments: list[dict[str, Any]]) -> dict[str, Any]:
+def _message(fmt: str, arguments: list[dict[str, Any]]) -> dict[str, Any]:
     calls = [
-        {"id": f"abcdefghi{i}", "type": "function", "function": {"name": tool["function"]["name"], "arguments": a}}
+        {
+            "id": call_id(fmt, f"abcdefghi{i}", tool["function"]["name"], i),
+            "type": "function",
+            "function": {"name": tool["function"]["name"], "arguments": a},
+        }
         for i, (tool, a) in enumerate(zip(TOOLS, arguments, strict=True))
     ]
     return {"role": "assistant", "tool_calls": calls}
@@ -53,7 +58,7 @@ def two_calls(fmt: str, arguments: list[dict[str, Any]] = ARGUMENTS) -> str:
     generation prompt that follows the first; a template that refuses two calls in one message
     (Llama 3's: ``This model only supports single tool-calls at once!``) is skipped, once it is
     seen to refuse them (tests/test_llama3.py cuts its one call at every offset)."""
-    c, message = codec.load(fmt), _message(arguments)
+    c, message = codec.load(fmt), _message(fmt, arguments)
     if FORMATS[fmt].calls_per_message is None:
         text = completion_after(c, HISTORY, message, TOOLS, NOW, {})
         if text is None:

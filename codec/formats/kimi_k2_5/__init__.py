@@ -10,10 +10,11 @@ each message's ``name`` in place of its role, and images and videos as placehold
 from __future__ import annotations
 
 from codec.formats import Examples, Family
+from codec.formats.kimi_k2.ids import call_id
 from codec.formats.kimi_k2_5 import canonical, constraint, demo, prompt
 from codec.formats.kimi_k2_5.arguments import IdNamedArguments
 
-__all__ = ["EXAMPLES", "FAMILY", "GRAMMAR", "demo"]
+__all__ = ["CALL_ID", "EXAMPLES", "FAMILY", "GRAMMAR", "demo"]
 
 GRAMMAR = "kimi_k2_5.lark"
 
@@ -24,6 +25,10 @@ FAMILY = Family(
     arguments=IdNamedArguments,
     constraint=constraint.call,
 )
+
+CALL_ID = call_id
+"""The id a call needs for its name to show (``FormatSpec.call_id``): the template writes the
+caller's id as it is, and the model's ids are Kimi K2's, ``functions.NAME:IDX``."""
 
 _CALL = "<|tool_call_begin|>functions.{name}:{index}<|tool_call_argument_begin|>{args}<|tool_call_end|>"
 
