@@ -323,7 +323,7 @@ FORMATS: dict[str, FormatSpec] = {
             # The template never reads bos_token or eos_token: it writes <|im_end|> itself.
             turn_terminals=("IM_SYSTEM", "IM_USER", "IM_ASSISTANT"),
             content_after=("IM_MIDDLE", "THINK_CLOSE"),  # `<|im_middle|>` / `</think>` + content
-            test_options={"thinking": _BOOLEANS},
+            test_options={"thinking": _BOOLEANS, "tools_ts_str": (ANY_TEXT,)},
             golden_options={"thinking": True},
             prints_names=True,  # `<|im_user|>{{role_name}}<|im_middle|>`, role_name = name or role
             call_id=kimi_k2_5.CALL_ID,  # the caller's id is written as it is: a name shows only in functions.NAME:IDX
@@ -340,7 +340,7 @@ FORMATS: dict[str, FormatSpec] = {
             demo=kimi_k2_5.demo.KIMI_K2_6,
             turn_terminals=("IM_SYSTEM", "IM_USER", "IM_ASSISTANT"),
             content_after=("IM_MIDDLE", "THINK_CLOSE"),
-            test_options={"thinking": _BOOLEANS, "preserve_thinking": _BOOLEANS},
+            test_options={"thinking": _BOOLEANS, "preserve_thinking": _BOOLEANS, "tools_ts_str": (ANY_TEXT,)},
             golden_options={"thinking": True, "preserve_thinking": True},
             prints_names=True,
             call_id=kimi_k2_5.CALL_ID,

@@ -15,10 +15,14 @@ from codec.formats.kimi_k2.ids import name_of
 from codec.formats.kimi_k2_5.content import (
     RESULT_BREAK,
     RESULT_HEAD,
+    TOOLS_NAME,
+    TOOLS_TEXT,
     as_written,
+    declared,
     header,
     last_answer,
     result_parts,
+    tools_json,
     written,
 )
 from codec.formats.kimi_k2_5.prompt import PRESERVE, THINKING, kept_thought
@@ -39,6 +43,7 @@ def rules(spec: FormatSpec) -> list[Rule]:
         _result_ids,
         _header_names,
         _options_shown,
+        _tools_declared,
     ]
 
 
@@ -165,3 +170,30 @@ def _options_shown(draft: Draft) -> None:
     off = THINKING in draft.options
     if PRESERVE in draft.options and not (draft.options[PRESERVE] and kept_thought(draft.messages, off)):
         del draft.options[PRESERVE]
+
+
+def _tools_declared(draft: Draft) -> None:
+    """The tools are written as compact JSON, or as ``tools_ts_str`` where it is given: then they
+    are lost (one stand-in tool, ``{"declared_in": "tools_ts_str"}``, keeps the block); text that
+    is tools' JSON as the template writes it reads as those tools. Without tools the option is
+    not written. A first system message named ``tool_declare`` (with no tools) reads as the
+    tools block.
+
+    ``{%- if tools_ts_str -%}<|im_system|>tool_declare<|im_middle|>{{ tools_ts_str }}<|im_end|>``
+    """
+    text = draft.options.pop(TOOLS_TEXT, None)
+    if draft.tools:
+        draft.tools, text = declared(text if text else tools_json(draft.tools))
+    elif draft.messages and _declaring(draft.messages[0]):
+        draft.tools, text = declared(str(draft.messages.pop(0).content))
+    else:
+        text = None
+    if text is not None:
+        draft.options[TOOLS_TEXT] = text
+
+
+def _declaring(message: object) -> bool:
+    """A system message the prompt shows as the tools block."""
+    if not isinstance(message, SystemMessage) or not isinstance(message.content, str):
+        return False
+    return header(message.name, message.role) == TOOLS_NAME

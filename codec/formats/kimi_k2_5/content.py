@@ -4,8 +4,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from functools import cache
+from typing import Any
 
 from codec._resources import read_text
 from codec.formats._prompt import content_of, media
@@ -82,3 +84,26 @@ def reads(template: str, variable: str) -> bool:
     """Whether the bundled ``template`` reads ``variable`` (Kimi K2.6's reads
     ``preserve_thinking``, K2.5's does not)."""
     return variable in template_variables(read_text("templates", template), True)
+
+
+TOOLS_TEXT = "tools_ts_str"
+"""The option whose text the template writes in place of the tools' JSON."""
+HIDDEN_TOOLS: dict[str, Any] = {"declared_in": TOOLS_TEXT}
+"""What stands for tools the prompt declares only as ``tools_ts_str`` text (they are not written)."""
+
+
+def tools_json(tools: Sequence[Mapping[str, Any]]) -> str:
+    """The tools as written: ``{{ tools | tojson(separators=(',', ':')) }}``."""
+    return json.dumps(list(tools), ensure_ascii=False, separators=(",", ":"))
+
+
+def declared(text: str) -> tuple[list[dict[str, Any]], str | None]:
+    """The tools and ``tools_ts_str`` a tools block's text reads as: its tools where it is their
+    JSON as the template writes it, else the stand-in and the text."""
+    try:
+        tools = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        tools = None
+    if isinstance(tools, list) and tools and all(isinstance(t, dict) for t in tools) and tools_json(tools) == text:
+        return tools, None
+    return [dict(HIDDEN_TOOLS)], text

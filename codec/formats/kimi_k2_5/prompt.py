@@ -27,7 +27,7 @@ from lark import Token, Tree
 from codec.formats import RenderFn
 from codec.formats._prompt import MediaRules, content_of, text_of
 from codec.formats.kimi_k2.ids import name_of
-from codec.formats.kimi_k2_5.content import TOOLS_NAME, last_answer, reads, result_parts
+from codec.formats.kimi_k2_5.content import TOOLS_NAME, TOOLS_TEXT, declared, last_answer, reads, result_parts
 from codec.models import (
     AnyMessage,
     AssistantMessage,
@@ -99,25 +99,23 @@ class _Tree(MediaRules):
 def read(tree: Tree[Any], spec: FormatSpec, render: RenderFn) -> Conversation:
     """The conversation of a Kimi K2.5 prompt tree."""
     items = list(_Tree().transform(tree).children)
-    tools = _tools(items[0]) if items else None
-    if tools is not None:
-        items = items[1:]
+    block = _tools(items[0]) if items else None
+    tools, text = block or ([], None)
+    items = items[1:] if block is not None else items
     generation = items.pop() if items and isinstance(items[-1], _Generation) else None
     messages = [_message(item) if isinstance(item, _Block) else item for item in items]
-    options = _options(messages, generation, spec)
-    conversation = Conversation(messages=tuple(messages), tools=tuple(tools or ()), options=options)
+    options = _options(messages, generation, spec) | ({TOOLS_TEXT: text} if text is not None else {})
+    conversation = Conversation(messages=tuple(messages), tools=tuple(tools), options=options)
     return conversation.model_copy(update={"add_generation_prompt": generation is not None})
 
 
-def _tools(first: Any) -> list[dict[str, Any]] | None:
-    """The tools, when the first block is the template's tools block."""
+def _tools(first: Any) -> tuple[list[dict[str, Any]], str | None] | None:
+    """The tools (and ``tools_ts_str``), when the first block is the template's tools block."""
     if not isinstance(first, _Block) or first.kind != "system" or first.name != TOOLS_NAME:
         return None
-    try:
-        tools = json.loads("".join(p for p in first.pieces if isinstance(p, str)))
-    except json.JSONDecodeError:
-        return None  # a system message named tool_declare, or tools_ts_str (not read back)
-    return tools if isinstance(tools, list) and all(isinstance(t, dict) for t in tools) else None
+    if not all(isinstance(p, str) for p in first.pieces):
+        return None  # a system message named tool_declare, with media
+    return declared("".join(str(p) for p in first.pieces))
 
 
 def _message(block: _Block) -> AnyMessage:
