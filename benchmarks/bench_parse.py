@@ -47,6 +47,7 @@ FORMATS = (
     "minimax-m2",
     "mistral",
     "granite-4",
+    "kimi-k2-5",
 )
 OPTIONS: dict[str, dict[str, Any]] = {"gemma4": {"enable_thinking": True}, "deepseek-v3-1": {"thinking": True}}
 NOW = datetime(2026, 1, 31)
