@@ -307,3 +307,24 @@ def test_diagnostics_are_capped(fmt: str) -> None:
     assert reply.diagnostics[-1].code == "too_many_diagnostics"
     assert ((reply.reasoning or "") + (reply.content or "")).count("x") == 3_000
     assert len(codec.load(fmt).parse(text).diagnostics) == 1_001
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_a_chunk_starting_with_the_space_before_a_value_stops_the_call_where_a_whole_parse_does(fmt: str) -> None:
+    """The room a size limit leaves counts what goes before the next value (a named key, ``, ``):
+    a chunk that begins with the white space before an object (`` {"fast"``) stops the call at
+    the same offset as the whole text, whatever the limit."""
+    text = two_calls(fmt)
+    cut = text.find(' {"fast"')
+    if cut < 0:
+        pytest.skip("the format writes no JSON object after a space")
+    c = codec.load(fmt)
+    for limit in range(8, 80):
+        limits = codec.Limits(max_argument_chars=limit)
+        whole = c.parse(text, tools=TOOLS, id_factory=ids, limits=limits)
+        parser = c.stream(tools=TOOLS, id_factory=ids, limits=limits)
+        for piece in (text[:cut], text[cut : cut + 4], text[cut + 4 :]):
+            parser.feed(piece)
+        parser.close()
+        offsets = [(d.code, d.offset) for d in parser.message.diagnostics]
+        assert offsets == [(d.code, d.offset) for d in whole.diagnostics], limit
