@@ -250,11 +250,9 @@ def conversations(draw: st.DrawFn, fmt: str, *, controls: bool = False, reply: b
 
 
 def call_id(fmt: str, drawn: str, name: str, index: int) -> str:
-    """The id a test gives a call of ``fmt`` it renders as a completion: ``drawn``, unless the
-    name shows only in an id of the format's own shape (``FormatSpec.call_id``: Kimi K2.5 writes
-    the caller's id as it is, and the model's ``functions.NAME:IDX``)."""
-    shape = FORMATS[fmt].call_id
-    return drawn if shape is None else shape(name, index)
+    """The id a test gives a call it renders as a completion: ``drawn``, or where a name shows
+    only in an id of the format's shape, that (``FormatSpec.call_id``: Kimi K2.5's)."""
+    return drawn if (shape := FORMATS[fmt].call_id) is None else shape(name, index)
 
 
 def _option_values(fmt: str) -> dict[str, st.SearchStrategy[Json]]:
