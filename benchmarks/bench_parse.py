@@ -50,6 +50,7 @@ FORMATS = (
     "glm-4-7",
     "nemotron-3-nano",
     "granite-4-1",
+    "kimi-k2-5",
 )
 OPTIONS: dict[str, dict[str, Any]] = {"gemma4": {"enable_thinking": True}, "deepseek-v3-1": {"thinking": True}}
 NOW = datetime(2026, 1, 31)

@@ -67,6 +67,7 @@ class _Markers:
     distinctive: tuple[str, ...]  # markers no other grammar has, in grammar order
     # With none (Qwen3's): per grammar with the same call opener, the markers that one lacks.
     rivals: tuple[tuple[str, ...], ...] = ()
+    beyond: tuple[str, ...] = ()  # with no rival either (Kimi K2's, all Kimi K2.5's): ``_beyond``
 
 
 def detect(template: str) -> Detection:
@@ -138,7 +139,8 @@ def _marker_groups(registry: tuple[tuple[str, str], ...]) -> tuple[_Markers, ...
         passed_in = {token for spec in formats for token in (spec.bos_token, spec.eos_token)}
         distinctive = tuple(text for text in markers if text in own and text not in others | passed_in)
         rivals = () if distinctive else _rivals(grammar, tokens, openers, passed_in)
-        groups.append(_Markers(formats, openers[grammar], distinctive, rivals))
+        beyond = () if distinctive or rivals else _beyond(grammar, tokens, openers)
+        groups.append(_Markers(formats, openers[grammar], distinctive, rivals, beyond))
     return tuple(groups)
 
 
@@ -176,6 +178,17 @@ def _rivals(
     return tuple(found for theirs in rivals if (found := tuple(text for text in own if text not in theirs)))
 
 
+def _beyond(grammar: str, tokens: dict[str, tuple[str, ...]], openers: dict[str, str | None]) -> tuple[str, ...]:
+    """The markers of grammars with its call opener that hold all of its own, beyond those."""
+    mine = set(tokens[grammar])
+    wider = (
+        theirs
+        for name, theirs in tokens.items()
+        if name != grammar and openers[grammar] is not None and openers[name] == openers[grammar]
+    )
+    return tuple(dict.fromkeys(text for theirs in wider if mine <= set(theirs) for text in theirs if text not in mine))
+
+
 def _written(template: str, group: _Markers) -> tuple[int, int]:
     """How many of the group's special tokens ``template`` writes, and less how many it does not."""
     tokens = compiled(group.formats[0].grammar).special_tokens
@@ -196,6 +209,8 @@ def _scored(template: str, group: _Markers, every: frozenset[str]) -> tuple[floa
         return (sum(marker in group.distinctive for marker in found) / len(group.distinctive), found) if found else None
     if group.call_open is None or group.call_open not in template:
         return None
+    if group.beyond:  # told by its call opener and none of the markers the wider grammars add
+        return None if any(marker in template for marker in group.beyond) else (0.0, (group.call_open,))
     if not any(marker in template for marker in every - {group.call_open}):
         return 0.0, (group.call_open,)
     shares = [sum(marker in template for marker in markers) / len(markers) for markers in group.rivals]

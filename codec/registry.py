@@ -12,7 +12,7 @@ code around it is short.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +30,7 @@ from codec.formats import (
     gpt_oss,
     granite,
     kimi_k2,
+    kimi_k2_5,
     llama3,
     minimax_m2,
     mistral,
@@ -75,6 +76,12 @@ class FormatSpec:
     tools listing, text as it is and history thinking it truncates; ``granite``:
     ``"no-default-system"``, Granite 4.1's, which writes no system turn when there is no system
     text); ``None``: the family's own.
+    ``prints_names``: the template writes a system or user message's ``name`` (Kimi K2.5's, in
+    the turn's header in place of its role); ``False``: a name reaches the template, unprinted.
+    ``call_id``: where the template writes the caller's call ids as they are and a call's name
+    shows only in its id, the id a call must have for its name to show, made from the name and
+    the call's index in its message (Kimi K2.5's ``functions.NAME:IDX``, the ids the model
+    writes); ``None``: any id.
     """
 
     name: str
@@ -103,6 +110,8 @@ class FormatSpec:
     no_think_suffix: str = ""
     bare_think_close: bool = False
     layout: str | None = None
+    prints_names: bool = False
+    call_id: Callable[[str, int], str] | None = None
 
     @property
     def call_enders(self) -> frozenset[str]:
@@ -314,6 +323,41 @@ FORMATS: dict[str, FormatSpec] = {
             # A list of parts on a tool result or an assistant turn with calls is written as
             # Python's repr of the list (`{{ message['content'] }}`).
             string_content_only=True,
+        ),
+        FormatSpec(
+            name="kimi-k2-5",
+            template="kimi_k2_5.jinja",
+            grammar=kimi_k2_5.GRAMMAR,
+            family=kimi_k2_5.FAMILY,
+            model_ids=("moonshotai/Kimi-K2.5",),
+            model_family="kimi-k2.5",
+            stop_terminals=("IM_END",),
+            examples=kimi_k2_5.EXAMPLES,
+            demo=kimi_k2_5.demo.KIMI_K2_5,
+            # The template never reads bos_token or eos_token: it writes <|im_end|> itself.
+            turn_terminals=("IM_SYSTEM", "IM_USER", "IM_ASSISTANT"),
+            content_after=("IM_MIDDLE", "THINK_CLOSE"),  # `<|im_middle|>` / `</think>` + content
+            test_options={"thinking": _BOOLEANS, "tools_ts_str": (ANY_TEXT,)},
+            golden_options={"thinking": True},
+            prints_names=True,  # `<|im_user|>{{role_name}}<|im_middle|>`, role_name = name or role
+            call_id=kimi_k2_5.CALL_ID,  # the caller's id is written as it is: a name shows only in functions.NAME:IDX
+        ),
+        FormatSpec(
+            name="kimi-k2-6",
+            template="kimi_k2_6.jinja",
+            grammar=kimi_k2_5.GRAMMAR,
+            family=kimi_k2_5.FAMILY,
+            model_ids=("moonshotai/Kimi-K2.6",),
+            model_family="kimi-k2.6",
+            stop_terminals=("IM_END",),
+            examples=kimi_k2_5.EXAMPLES,
+            demo=kimi_k2_5.demo.KIMI_K2_6,
+            turn_terminals=("IM_SYSTEM", "IM_USER", "IM_ASSISTANT"),
+            content_after=("IM_MIDDLE", "THINK_CLOSE"),
+            test_options={"thinking": _BOOLEANS, "preserve_thinking": _BOOLEANS, "tools_ts_str": (ANY_TEXT,)},
+            golden_options={"thinking": True, "preserve_thinking": True},
+            prints_names=True,
+            call_id=kimi_k2_5.CALL_ID,
         ),
         FormatSpec(
             name="glm-4-5",

@@ -249,6 +249,12 @@ def conversations(draw: st.DrawFn, fmt: str, *, controls: bool = False, reply: b
     return messages
 
 
+def call_id(fmt: str, drawn: str, name: str, index: int) -> str:
+    """The id a test gives a call it renders as a completion: ``drawn``, or where a name shows
+    only in an id of the format's shape, that (``FormatSpec.call_id``: Kimi K2.5's)."""
+    return drawn if (shape := FORMATS[fmt].call_id) is None else shape(name, index)
+
+
 def _option_values(fmt: str) -> dict[str, st.SearchStrategy[Json]]:
     """The registry's values worth testing for each option of ``fmt``, as strategies."""
     return {

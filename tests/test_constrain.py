@@ -111,9 +111,10 @@ def replies(draw: st.DrawFn, fmt: str) -> tuple[list[dict[str, Any]], dict[str, 
     for index in range(draw(st.integers(0, 3))):
         function = draw(st.sampled_from(tools))["function"]
         arguments = draw(objects(function["parameters"]))
-        call_id = draw(st.text("abcdefghijklmnopqrstuvwxyz0123456789", min_size=9, max_size=9)) + str(index)
+        drawn = draw(st.text("abcdefghijklmnopqrstuvwxyz0123456789", min_size=9, max_size=9)) + str(index)
+        written_id = strategies.call_id(fmt, drawn, function["name"], index)
         calls.append(
-            {"id": call_id, "type": "function", "function": {"name": function["name"], "arguments": arguments}}
+            {"id": written_id, "type": "function", "function": {"name": function["name"], "arguments": arguments}}
         )
     if calls:
         message["tool_calls"] = calls
@@ -200,7 +201,8 @@ def written(fmt: str, message: dict[str, Any], tools: list[dict[str, Any]] = TOO
 
 def _call(fmt: str, arguments: dict[str, Any] | None = None, name: str = "get_weather") -> str:
     """The reply with one call (``{"city": "Paris"}`` by default), opening included."""
-    call = {"id": "abcdefghi0", "type": "function", "function": {"name": name, "arguments": arguments}}
+    call_id = strategies.call_id(fmt, "abcdefghi0", name, 0)
+    call = {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
     if arguments is None:
         call["function"]["arguments"] = {"city": "Paris"}
     return written(fmt, {"role": "assistant", "tool_calls": [call]})
@@ -480,7 +482,8 @@ def test_unenforced_schema_features_are_reported_and_loosened() -> None:
             ("unenforced_keyword", "/properties/n/minimum"),
             ("unenforced_keyword", "/properties/s/pattern"),
         }, built.notes
-        call = {"id": "abcdefghi0", "type": "function", "function": {"name": "f", "arguments": {"n": 1}}}
+        call_id = strategies.call_id(fmt, "abcdefghi0", "f", 0)
+        call = {"id": call_id, "type": "function", "function": {"name": "f", "arguments": {"n": 1}}}
         text = written(fmt, {"role": "assistant", "tool_calls": [call]}, tools)
         accepted(fmt, text, tools=tools)  # looser, never wrong: 1 < minimum is let through
 

@@ -428,7 +428,7 @@ _REALISTIC_VALUES = {
 
 
 @st.composite
-def realistic_messages(draw: st.DrawFn) -> dict[str, Any]:
+def realistic_messages(draw: st.DrawFn, fmt: str) -> dict[str, Any]:
     """Assistant messages with the values models write in real calls: commands, places, code
     with quotes, Python's triple quotes."""
     message: dict[str, Any] = {"role": "assistant"}
@@ -440,7 +440,8 @@ def realistic_messages(draw: st.DrawFn) -> dict[str, Any]:
         arguments: dict[str, Any] = {key: draw(st.sampled_from(_REALISTIC_VALUES[key]))}
         if name == "get_weather" and draw(st.booleans()):
             arguments["units"] = draw(st.sampled_from(["C", "F"]))
-        calls.append({"id": f"call{index:06d}", "type": "function", "function": {"name": name, "arguments": arguments}})
+        written_id = strategies.call_id(fmt, f"call{index:06d}", name, index)
+        calls.append({"id": written_id, "type": "function", "function": {"name": name, "arguments": arguments}})
     message["tool_calls"] = calls
     return message
 
@@ -448,7 +449,7 @@ def realistic_messages(draw: st.DrawFn) -> dict[str, Any]:
 @st.composite
 def realistic_completions(draw: st.DrawFn, fmt: str) -> Completion:
     """What the format's template writes for a realistic message (as ``completions`` does)."""
-    c, options, message = codec.load(fmt), draw(strategies.options(fmt)), draw(realistic_messages())
+    c, options, message = codec.load(fmt), draw(strategies.options(fmt)), draw(realistic_messages(fmt))
     text = completion_after(c, HISTORY, message, TOOLS, NOW, options)
     assume(text is not None)
     assert text is not None

@@ -27,6 +27,7 @@ import codec
 from codec.chunks import ChunkStream
 from codec.engine.grammar import compiled
 from codec.registry import FORMATS
+from codec.strategies import call_id
 from support.calls import HISTORY, NOW, call_ends, tool
 from support.parsing import fold, ids, is_json
 from test_prompt_roundtrip import completion_after
@@ -39,9 +40,13 @@ ARGUMENTS = [{"city": "Paris", "days": 3}, {"code": "print(1)", "options": {"fas
 REASONS = (None, "length", "stop")
 
 
-def _message(arguments: list[dict[str, Any]]) -> dict[str, Any]:
+def _message(fmt: str, arguments: list[dict[str, Any]]) -> dict[str, Any]:
     calls = [
-        {"id": f"abcdefghi{i}", "type": "function", "function": {"name": tool["function"]["name"], "arguments": a}}
+        {
+            "id": call_id(fmt, f"abcdefghi{i}", tool["function"]["name"], i),
+            "type": "function",
+            "function": {"name": tool["function"]["name"], "arguments": a},
+        }
         for i, (tool, a) in enumerate(zip(TOOLS, arguments, strict=True))
     ]
     return {"role": "assistant", "tool_calls": calls}
@@ -53,7 +58,7 @@ def two_calls(fmt: str, arguments: list[dict[str, Any]] = ARGUMENTS) -> str:
     generation prompt that follows the first; a template that refuses two calls in one message
     (Llama 3's: ``This model only supports single tool-calls at once!``) is skipped, once it is
     seen to refuse them (tests/test_llama3.py cuts its one call at every offset)."""
-    c, message = codec.load(fmt), _message(arguments)
+    c, message = codec.load(fmt), _message(fmt, arguments)
     if FORMATS[fmt].calls_per_message is None:
         text = completion_after(c, HISTORY, message, TOOLS, NOW, {})
         if text is None:
@@ -302,3 +307,24 @@ def test_diagnostics_are_capped(fmt: str) -> None:
     assert reply.diagnostics[-1].code == "too_many_diagnostics"
     assert ((reply.reasoning or "") + (reply.content or "")).count("x") == 3_000
     assert len(codec.load(fmt).parse(text).diagnostics) == 1_001
+
+
+@pytest.mark.parametrize("fmt", codec.formats())
+def test_a_chunk_starting_with_the_space_before_a_value_stops_the_call_where_a_whole_parse_does(fmt: str) -> None:
+    """The room a size limit leaves counts what goes before the next value (a named key, ``, ``):
+    a chunk that begins with the white space before an object (`` {"fast"``) stops the call at
+    the same offset as the whole text, whatever the limit."""
+    text = two_calls(fmt)
+    cut = text.find(' {"fast"')
+    if cut < 0:
+        pytest.skip("the format writes no JSON object after a space")
+    c = codec.load(fmt)
+    for limit in range(8, 80):
+        limits = codec.Limits(max_argument_chars=limit)
+        whole = c.parse(text, tools=TOOLS, id_factory=ids, limits=limits)
+        parser = c.stream(tools=TOOLS, id_factory=ids, limits=limits)
+        for piece in (text[:cut], text[cut : cut + 4], text[cut + 4 :]):
+            parser.feed(piece)
+        parser.close()
+        offsets = [(d.code, d.offset) for d in parser.message.diagnostics]
+        assert offsets == [(d.code, d.offset) for d in whole.diagnostics], limit

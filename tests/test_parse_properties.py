@@ -80,7 +80,7 @@ def _tool_calls(draw: st.DrawFn, fmt: str) -> list[dict[str, Any]]:
         call_id = draw(st.text("abcdefghijklmnopqrstuvwxyz0123456789", min_size=10, max_size=10))
         calls.append(
             {
-                "id": f"{call_id[:9]}{index}",
+                "id": strategies.call_id(fmt, f"{call_id[:9]}{index}", name, index),
                 "type": "function",
                 "function": {"name": name, "arguments": draw(_arguments(fmt, name))},
             }

@@ -105,6 +105,16 @@ class ArgumentsEmitter:
         starts, so a call cut off between a key and its value leaves valid JSON behind."""
         self._stack[-1].key = key
 
+    @property
+    def prefix_bound(self) -> int:
+        """At most how many characters go before the next value (``_item_prefix``): ``{``, ``, ``
+        and a named key not yet written (``key`` writes nothing until its value starts). A size
+        limit's room counts them, or the value's first character would write more than it."""
+        top = self._stack[-1]
+        if isinstance(top.value, list):
+            return 3
+        return 3 + 2 + LONGEST_ESCAPE * len(top.key or "") + 2
+
     def value_complete(self, value: Any) -> str:
         """A whole value (scalar, or a nested object/array already built)."""
         fragment = self._item_prefix()

@@ -168,7 +168,7 @@ class MessageBuilder:
         if call.emitter.unwritten_bound > room - wanted:
             call.size += call.emitter.settle()
             room = self.limits.max_argument_chars - call.size - LONGEST_ESCAPE * held
-        return room - call.emitter.unwritten_bound
+        return room - call.emitter.unwritten_bound - call.emitter.prefix_bound
 
     def close(self) -> None:
         """The output ended inside a structure: a call cut off midway keeps what arrived, as

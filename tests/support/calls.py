@@ -17,6 +17,7 @@ import codec
 from codec.engine.grammar import compiled
 from codec.engine.scanner import MarkerScanner
 from codec.registry import FORMATS
+from codec.strategies import call_id
 from support.parsing import ids
 from test_prompt_roundtrip import completion_after
 
@@ -39,7 +40,11 @@ def tool(name: str, properties: dict[str, Any]) -> dict[str, Any]:
 
 def call_completion(fmt: str, tools: list[dict[str, Any]], name: str, arguments: dict[str, Any]) -> str:
     """The completion in which the model calls ``name`` with ``arguments`` (and writes nothing else)."""
-    call = {"id": "abcdefghi0", "type": "function", "function": {"name": name, "arguments": arguments}}
+    call = {
+        "id": call_id(fmt, "abcdefghi0", name, 0),
+        "type": "function",
+        "function": {"name": name, "arguments": arguments},
+    }
     message = {"role": "assistant", "tool_calls": [call]}
     text = completion_after(codec.load(fmt), HISTORY, message, tools, NOW, {})
     assert text is not None, f"{fmt}: the template did not write the call"
