@@ -24,6 +24,7 @@ from codec.formats import (
     Examples,
     Family,
     deepseek_v3_1,
+    deepseek_v3_2,
     gemma4,
     glm,
     glm45,
@@ -598,6 +599,24 @@ FORMATS: dict[str, FormatSpec] = {
             turn_terminals=("START_ROLE",),
             content_after=("END_ROLE",),  # a turn's text follows its header: white space there is content
             test_options={"available_tools": ([], [_GRANITE_TOOL])},
+        ),
+        FormatSpec(
+            name="deepseek-v3-2",
+            template="deepseek_v3_2.jinja",
+            grammar=deepseek_v3_2.GRAMMAR,
+            family=deepseek_v3_2.FAMILY,
+            model_ids=("deepseek-ai/DeepSeek-V3.2", "deepseek-ai/DeepSeek-V3.2-Exp"),
+            model_family="deepseek-v3.2",
+            stop_terminals=("EOS",),
+            examples=deepseek_v3_2.EXAMPLES,
+            demo=deepseek_v3_2.demo.DEEPSEEK_V3_2,
+            bos_terminal="BOS",
+            eos_terminal="EOS",  # the template writes it itself; transformers passes it all the same
+            turn_terminals=("USER", "ASSISTANT", "RESULTS_OPEN"),
+            content_after=("THINK_CLOSE",),  # `</think>` + content: white space there is content
+            string_content_only=True,  # the template joins content to strings with `+`
+            test_options={"thinking": _BOOLEANS, "enable_thinking": _BOOLEANS},
+            golden_options={"thinking": True},
         ),
     )
 }
