@@ -66,6 +66,11 @@ class FormatSpec:
     ``call_head``: the text a call begins with, where the template writes it before the call's
     opening marker (gpt-oss's recipient ``to=functions.``, before the channel); ``None``: a call
     begins at its opener.
+    ``reply_thought_close``: the terminal that closes the empty thought a generation prompt
+    pre-fills, where the template writes a reply's empty thought as that marker alone
+    (DeepSeek-V3.2: the prompt ends ``<think></think>``, a reply it writes reads
+    ``</think>answer``): the model's completion after that prompt is the reply's text after the
+    marker. ``None``: a reply the template writes starts with its generation prompt.
     """
 
     name: str
@@ -90,6 +95,7 @@ class FormatSpec:
     one_call_per_message: bool = False  # the template refuses an assistant message with two calls
     calls_per_message: int | None = None
     call_head: str | None = None
+    reply_thought_close: str | None = None
 
     @property
     def call_enders(self) -> frozenset[str]:
@@ -617,6 +623,9 @@ FORMATS: dict[str, FormatSpec] = {
             string_content_only=True,  # the template joins content to strings with `+`
             test_options={"thinking": _BOOLEANS, "enable_thinking": _BOOLEANS},
             golden_options={"thinking": True},
+            # Thinking off, the prompt pre-fills `<think></think>` but a reply is written
+            # `<｜Assistant｜></think>answer` (`{{- thinking_end_token -}}`).
+            reply_thought_close="THINK_CLOSE",
         ),
     )
 }
