@@ -71,6 +71,9 @@ class FormatSpec:
     (DeepSeek-V3.2: the prompt ends ``<think></think>``, a reply it writes reads
     ``</think>answer``): the model's completion after that prompt is the reply's text after the
     marker. ``None``: a reply the template writes starts with its generation prompt.
+    ``writes_developer``: the template writes a ``developer`` message's text, given as sent or as
+    a system message (DeepSeek-V3.2's names the role, counts it as a user turn, and writes
+    nothing of it).
     """
 
     name: str
@@ -96,6 +99,7 @@ class FormatSpec:
     calls_per_message: int | None = None
     call_head: str | None = None
     reply_thought_close: str | None = None
+    writes_developer: bool = True
 
     @property
     def call_enders(self) -> frozenset[str]:
@@ -626,6 +630,9 @@ FORMATS: dict[str, FormatSpec] = {
             # Thinking off, the prompt pre-fills `<think></think>` but a reply is written
             # `<｜Assistant｜></think>answer` (`{{- thinking_end_token -}}`).
             reply_thought_close="THINK_CLOSE",
+            # `{%- if message['role'] == 'user' or message['role'] == 'developer' -%}` sets
+            # last_user_idx; no branch writes a developer message.
+            writes_developer=False,
         ),
     )
 }

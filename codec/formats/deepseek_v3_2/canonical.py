@@ -32,6 +32,7 @@ def rules(spec: FormatSpec) -> list[Rule]:
         _thinking_option,
         _reasoning_in_headers_only,
         _generation_prompt_where_pending,
+        _developer_dropped,
         _system_messages_joined,
         _opening_reply_joins_the_system_text,
         _no_content_is_empty,
@@ -73,7 +74,12 @@ def _calls(message: AnyMessage) -> int:
 
 
 def _after_last_user(messages: list[AnyMessage]) -> int:
-    return max((i for i, m in enumerate(messages) if isinstance(m, UserMessage)), default=-1)
+    """The index of the last user or developer message (``last_user_idx``), -1 without one."""
+    return max((i for i, m in enumerate(messages) if isinstance(m, UserMessage) or _developer(m)), default=-1)
+
+
+def _developer(message: AnyMessage) -> bool:
+    return isinstance(message, SystemMessage) and message.role == "developer"
 
 
 def _thinking(draft: Draft) -> bool:
@@ -118,6 +124,16 @@ def _generation_prompt_where_pending(draft: Draft) -> None:
     """
     _, pending = _headers(draft.messages)
     draft.add_generation_prompt = draft.add_generation_prompt and pending
+
+
+def _developer_dropped(draft: Draft) -> None:
+    """A developer message is never written (it counts as a user turn only, for which turns
+    keep their reasoning): it is lost.
+
+    ``{%- if message['role'] == 'user' or message['role'] == 'developer' -%}{%- set last_user_idx.value = loop.index0 -%}``
+    (no branch writes it)
+    """
+    draft.messages = [m for m in draft.messages if not _developer(m)]
 
 
 def _system_messages_joined(draft: Draft) -> None:
