@@ -21,7 +21,6 @@ of the call at its position in the run of results after its assistant message.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +29,7 @@ from lark import Token, Transformer, Tree
 from codec.arguments.schema import kinds, property_schema, tool_schema
 from codec.formats import RenderFn
 from codec.formats._prompt import sequential_ids, text_of, wrap_tool
+from codec.formats.deepseek_v3_2.arguments import key_and_kind
 from codec.formats.glm.prompt import written_value
 from codec.formats.minimax_m2.prompt import unquoted
 from codec.models import AnyMessage, AssistantMessage, Conversation, SystemMessage, ToolCall, ToolMessage, UserMessage
@@ -49,7 +49,6 @@ TOOLS_LEAD = (
 FUNCTIONS_LEAD = "\n\nHere are the functions available in JSONSchema format:\n<functions>\n"
 FUNCTIONS_END = "</functions>"
 _BLANK = "\n\n"
-_RAW = re.compile(r'\s*string\s*=\s*"true"\s*', re.IGNORECASE)
 
 
 def typed(text: str, raw: bool, schema: Any) -> Any:
@@ -96,8 +95,8 @@ class _Tree(Transformer[Token, Any]):
     """One small method per rule of ``deepseek_v3_2.lark``'s prompt section."""
 
     def parameter(self, children: list[Any]) -> tuple[str, bool, str]:
-        raw = any(isinstance(c, Token) and c.type == "STRING_ATTR" and _RAW.fullmatch(c) for c in children)
-        return (unquoted(text_of(children, "ARG_KEY")), raw, text_of(children, "ARG_VALUE"))
+        key, raw = key_and_kind(text_of(children, "ARG_KEY"))
+        return (unquoted(key), raw, text_of(children, "ARG_VALUE"))
 
     def tool_call(self, children: list[Any]) -> _Call:
         return _Call(unquoted(text_of(children, "FUNC_NAME")), [c for c in children if isinstance(c, tuple)])
