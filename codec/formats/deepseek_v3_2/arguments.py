@@ -21,37 +21,30 @@ none) reads it as JSON if it is JSON, else as text.
 
 from __future__ import annotations
 
-import re
+from typing import ClassVar
 
 from codec.arguments.reader import ArgumentContext
 from codec.arguments.schema import kinds
 from codec.formats.minimax_m2.arguments import Parameters as _MiniMaxParameters
 
-# A key as written, up to its `>`: `"city" string="true"`; the attribute may be missing.
-_KIND = re.compile(r'(.*?)\s+string\s*=\s*"([^"]*)"\s*', re.DOTALL)
-
-
-def key_and_kind(written: str) -> tuple[str, bool]:
-    """A key's text as written (``"city" string="true"``): the key with its quotes, and whether
-    its ``string`` attribute is ``"true"`` (the value is the string as written)."""
-    found = _KIND.fullmatch(written)
-    if found is None:
-        return written.rstrip(), False
-    return found.group(1), found.group(2).strip().lower() == "true"
-
 
 class Parameters(_MiniMaxParameters):
-    """The arguments of one DeepSeek-V3.2 call: MiniMax-M2's reader, the ``string`` attribute
-    taken off each key."""
+    """The arguments of one DeepSeek-V3.2 call: MiniMax-M2's reader, plus the ``string``
+    attribute after each key (``RAW_VALUE``: ``string="true"``, ``JSON_VALUE``: ``string="false"``)."""
+
+    terminals: ClassVar[frozenset[str]] = _MiniMaxParameters.terminals | {"RAW_VALUE", "JSON_VALUE"}
 
     def __init__(self, context: ArgumentContext) -> None:
         super().__init__(context)
         self._raw = False  # the argument being read said `string="true"`
 
-    def _value_open(self) -> None:
-        key, self._raw = key_and_kind("".join(self._key_parts))
-        self._key_parts[:] = [key]
-        super()._value_open()
+    def token(self, terminal: str, text: str, inserted: bool) -> None:
+        if terminal in ("RAW_VALUE", "JSON_VALUE"):
+            self._raw = terminal == "RAW_VALUE"
+            return
+        if terminal == "PARAM_OPEN":
+            self._raw = False
+        super().token(terminal, text, inserted)
 
     def _begin_value(self) -> None:
         super()._begin_value()

@@ -29,7 +29,6 @@ from lark import Token, Transformer, Tree
 from codec.arguments.schema import kinds, property_schema, tool_schema
 from codec.formats import RenderFn
 from codec.formats._prompt import sequential_ids, text_of, wrap_tool
-from codec.formats.deepseek_v3_2.arguments import key_and_kind
 from codec.formats.glm.prompt import written_value
 from codec.formats.minimax_m2.prompt import unquoted
 from codec.models import AnyMessage, AssistantMessage, Conversation, SystemMessage, ToolCall, ToolMessage, UserMessage
@@ -73,6 +72,7 @@ class _Reply:
     reasoning: str
     text: str
     calls: list[_Call] = field(default_factory=list)
+    opening: bool = False  # before any user message: its text is the system text's end
 
 
 @dataclass
@@ -95,8 +95,8 @@ class _Tree(Transformer[Token, Any]):
     """One small method per rule of ``deepseek_v3_2.lark``'s prompt section."""
 
     def parameter(self, children: list[Any]) -> tuple[str, bool, str]:
-        key, raw = key_and_kind(text_of(children, "ARG_KEY"))
-        return (unquoted(key), raw, text_of(children, "ARG_VALUE"))
+        raw = any(isinstance(c, Token) and c.type == "RAW_VALUE" for c in children)
+        return (unquoted(text_of(children, "ARG_KEY")), raw, text_of(children, "ARG_VALUE"))
 
     def tool_call(self, children: list[Any]) -> _Call:
         return _Call(unquoted(text_of(children, "FUNC_NAME")), [c for c in children if isinstance(c, tuple)])
@@ -120,6 +120,9 @@ class _Tree(Transformer[Token, Any]):
 
     def reply(self, children: list[Any]) -> _Reply:
         return _Reply(False, False, "", text_of(children, "CONTENT"), _calls_in(children))
+
+    def opening(self, children: list[Any]) -> _Reply:
+        return _Reply(False, False, "", "", _calls_in(children), opening=True)
 
     def result(self, children: list[Any]) -> _Result:
         return _Result(text_of(children, "RESULT_TEXT"))
@@ -154,7 +157,7 @@ def read(tree: Tree[Any], spec: FormatSpec, render: RenderFn) -> Conversation:
     if found is not None:
         system = system.removesuffix(TOOLS_LEAD).removesuffix(_BLANK)
     opening = found.rest if found else system
-    if items and isinstance(items[0], _Reply) and not items[0].header:
+    if items and isinstance(items[0], _Reply) and items[0].opening:
         items[0].text, system = opening, system if found else ""
     messages: list[AnyMessage] = [SystemMessage(content=system)] if system else []
     messages += _messages(items, tools)
