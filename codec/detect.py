@@ -107,7 +107,7 @@ def recognise(template: str, where: str) -> Detection:
     return Detection(spec.name, "tokens", found + deciding)
 
 
-# `{%- set dsml_token = '｜DSML｜' -%}`: a variable set to a string literal (quotes of either kind).
+# `{%- set name = '…' -%}`: a variable set to a string literal (quotes of either kind).
 _SET_STRING = re.compile(r"""\{%-?\s*set\s+(\w+)\s*=\s*(?:'([^'\\{}%]*)'|"([^"\\{}%]*)")\s*-?%\}""")
 
 

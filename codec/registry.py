@@ -628,7 +628,7 @@ FORMATS: dict[str, FormatSpec] = {
             test_options={"thinking": _BOOLEANS, "enable_thinking": _BOOLEANS},
             golden_options={"thinking": True},
             # Thinking off, the prompt pre-fills `<think></think>` but a reply is written
-            # `<｜Assistant｜></think>answer` (`{{- thinking_end_token -}}`).
+            # `</think>answer` after its header (`{{- thinking_end_token -}}`).
             reply_thought_close="THINK_CLOSE",
             # `{%- if message['role'] == 'user' or message['role'] == 'developer' -%}` sets
             # last_user_idx; no branch writes a developer message.

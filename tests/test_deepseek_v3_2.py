@@ -130,18 +130,53 @@ def test_layout_between_the_markers_is_not_content(layout: str) -> None:
 @pytest.mark.parametrize(
     ("key", "written", "kind", "value"),
     [
-        ("days", "42", "true", 42),  # vLLM: string="true" for an integer is typed by the schema
+        ("days", "42", "true", "42"),  # the string "42": what the template writes for it (vLLM: 42)
         ("days", "42", "false", 42),
-        ("city", "null", "false", "null"),  # vLLM: a plain string parameter keeps its text
-        ("detail", "true", "false", True),
+        ("city", "null", "false", None),  # JSON null, as the template writes None (vLLM: "null")
+        ("filters", '{"k": [1]}', "true", '{"k": [1]}'),
         ("filters", '{"k": [1]}', "false", {"k": [1]}),
+        ("detail", "True", "false", True),  # not JSON: read by the schema, Python's word
+        ("filters", "{'k': [1],}", "false", {"k": [1]}),  # not JSON: Python's dict, read by the schema
         ("filters", "tags café, limit five", "false", "tags café, limit five"),  # SGLang: not JSON, kept
+        ("days", "42", None, 42),  # no attribute: typed by the schema
     ],
-    ids=["true-integer", "false-integer", "null-for-string", "boolean", "object", "object-not-json"],
+    ids=[
+        "true-integer",
+        "false-integer",
+        "null-for-string",
+        "true-object",
+        "false-object",
+        "python-word",
+        "python-dict",
+        "prose-for-object",
+        "no-attribute",
+    ],
 )
-def test_a_value_is_typed_by_its_schema_whatever_its_attribute_says(key: str, written: str, kind: str, value: Any) -> None:
-    reply = _parse(_block(_invoke(parameters=_parameter(key, written, kind))) + EOS)
-    assert _arguments(reply) == [{key: value}]
+def test_a_value_is_read_as_its_attribute_says(key: str, written: str, kind: str | None, value: Any) -> None:
+    if kind is None:
+        parameter = f'<{D}parameter name="{key}">{written}</{D}parameter>\n'
+    else:
+        parameter = _parameter(key, written, kind)
+    text = _block(_invoke(parameters=parameter)) + EOS
+    for chunks in ([text], list(text)):
+        parser = codec.load("deepseek-v3-2").stream(tools=TOOLS, id_factory=ids)
+        events = [event for chunk in chunks for event in parser.feed(chunk)] + parser.close()
+        assert _arguments(parser.message) == [{key: value}]
+        assert fold(events) == parser.message.to_openai()
+
+
+def test_a_value_the_template_writes_reads_back_whatever_its_schema() -> None:
+    """A string for an integer parameter and None for a string one are written with the
+    attribute that says so; the prompt and a completion give them back as they were."""
+    c = codec.load("deepseek-v3-2")
+    call = {"id": "a", "type": "function", "function": {"name": "get_weather", "arguments": {"days": "3", "city": None}}}
+    messages = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "", "tool_calls": [call]}]
+    prompt = c.render(messages, tools=TOOLS, add_generation_prompt=False)
+    assert 'name="days" string="true">3<' in prompt and 'name="city" string="false">null<' in prompt
+    [reply] = [m for m in c.parse_prompt(prompt).messages if m.role == "assistant"]
+    assert _arguments(reply) == [{"days": "3", "city": None}]
+    completion = prompt[len(c.render(messages[:1], tools=TOOLS)) - len("<think></think>") :]
+    assert _arguments(_parse(completion.split("</think>", 1)[1], strict=True)) == [{"days": "3", "city": None}]
 
 
 @pytest.mark.parametrize(("kind", "value"), [("true", "42"), ("false", 42)], ids=["string-true", "string-false"])

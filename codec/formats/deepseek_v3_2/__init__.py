@@ -46,7 +46,9 @@ EXAMPLES = Examples(
     two_calls=_block(
         _invoke("get_weather", _parameter("city", "Paris")), _invoke("get_weather", _parameter("city", "Rome"))
     ),
-    code_head='\n\n<｜DSML｜function_calls>\n<｜DSML｜invoke name="run_code">\n<｜DSML｜parameter name="code" string="true">',
+    code_head=(
+        '\n\n<｜DSML｜function_calls>\n<｜DSML｜invoke name="run_code">\n<｜DSML｜parameter name="code" string="true">'
+    ),
     code_tail="</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls><｜end▁of▁sentence｜>",
     typing_trap=_block(_invoke("get_weather", _parameter("city", "123") + _parameter("days", "123", string=False))),
 )

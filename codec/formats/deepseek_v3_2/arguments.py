@@ -8,48 +8,78 @@ argument, its value right up to ``</｜DSML｜parameter>``, inside ``<｜DSML｜
     </｜DSML｜invoke>
 
 It is MiniMax-M2's layout (``<invoke name=…>``, ``<parameter name=…>``, the name and key in
-quotes up to ``>``), so MiniMax-M2's reader reads it; this one adds the ``string`` attribute.
+quotes), so MiniMax-M2's reader reads it; this one adds the ``string`` attribute after the key.
 The template writes ``string="true"`` and the value raw for a string, ``string="false"`` and
-``val | tojson`` for anything else. A value is typed by the tool's schema first, as MiniMax's
-and GLM's are (``KeyValueReader``: a plain string streams as written, anything else is read as
-JSON, leniently, when its ``</｜DSML｜parameter>`` comes): models write ``string="true"`` for a
-number and ``string="false"`` for prose, and the schema knows better (vLLM's and SGLang's
-DeepSeek-V3.2 parsers do the same). Where there is no schema for the key, the attribute says:
-``string="true"`` keeps the text as a string (``"42"`` stays ``"42"``), ``string="false"`` (or
-none) reads it as JSON if it is JSON, else as text.
+``val | tojson`` for anything else (as DeepSeek's own encoder does), so the attribute says
+exactly what the value is, whatever the schema:
+
+- ``string="true"`` (``RAW_VALUE``): the text is the string, streamed as it arrives;
+- ``string="false"`` (``JSON_VALUE``): the text is JSON; where it is not (prose, Python's
+  ``True``, a trailing comma), it is read leniently by the tool's schema, as a value without an
+  attribute is (``KeyValueReader._typed``: what cannot be typed stays text);
+- no attribute: typed by the schema, as MiniMax-M2's values are.
+
+vLLM's parser goes further and types ``string="true">42`` as 42 for an integer parameter, and
+``string="false">null`` as ``"null"`` for a string one; such values are what the template writes
+for the string ``"42"`` and for ``None``, which a prompt must read back as written.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+import json
+from dataclasses import replace
+from typing import Any, ClassVar
 
 from codec.arguments.reader import ArgumentContext
-from codec.arguments.schema import kinds
 from codec.formats.minimax_m2.arguments import Parameters as _MiniMaxParameters
+
+_ATTRIBUTES = {"RAW_VALUE": True, "JSON_VALUE": False}
 
 
 class Parameters(_MiniMaxParameters):
     """The arguments of one DeepSeek-V3.2 call: MiniMax-M2's reader, plus the ``string``
     attribute after each key (``RAW_VALUE``: ``string="true"``, ``JSON_VALUE``: ``string="false"``)."""
 
-    terminals: ClassVar[frozenset[str]] = _MiniMaxParameters.terminals | {"RAW_VALUE", "JSON_VALUE"}
+    terminals: ClassVar[frozenset[str]] = _MiniMaxParameters.terminals | frozenset(_ATTRIBUTES)
 
     def __init__(self, context: ArgumentContext) -> None:
         super().__init__(context)
-        self._raw = False  # the argument being read said `string="true"`
+        self._raw: bool | None = None  # the argument's attribute: a string, JSON, or not said
+        self._schema: Any = None  # the key's schema, for JSON that is not JSON
 
     def token(self, terminal: str, text: str, inserted: bool) -> None:
-        if terminal in ("RAW_VALUE", "JSON_VALUE"):
-            self._raw = terminal == "RAW_VALUE"
+        if terminal in _ATTRIBUTES:
+            self._raw = _ATTRIBUTES[terminal]
             return
         if terminal == "PARAM_OPEN":
-            self._raw = False
+            self._raw = None
         super().token(terminal, text, inserted)
 
     def _begin_value(self) -> None:
+        if self._raw is False:
+            # JSON: gathered and read when complete, whatever the schema (a plain string
+            # parameter's `null` is null); the schema is kept for text that is not JSON.
+            self._schema = self._context.schema_of(self._key)
+            context, self._context = self._context, replace(self._context, schema_of=_no_schema)
+            try:
+                super()._begin_value()
+            finally:
+                self._context = context
+            return
         super()._begin_value()
-        if self._raw and kinds(self._value_schema) is None and self._value_parts is not None and not self._skip_value:
-            # No schema for this key: `string="true"` says the text is a string, written as it
-            # is; it streams as a plain string parameter's does.
+        if self._raw and self._value_parts is not None and not self._skip_value:
+            # The string as written, streamed as a plain string parameter's is.
             self._value_parts = None
             self._context.delta(self._emitter.begin_string())
+
+    def _typed(self, text: str) -> Any:
+        if self._raw is False:
+            try:
+                return json.loads(text)
+            except ValueError:
+                self._value_schema = self._schema
+        return super()._typed(text)
+
+
+def _no_schema(_key: str) -> None:
+    return None

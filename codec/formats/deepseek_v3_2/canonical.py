@@ -5,18 +5,16 @@ back exactly the result. The template writes an assistant message's header (``<�
 after a user message, ``\\n\\n`` after a closed block of tool results) only where one is pending,
 and reasoning only in such a header after the last user message with thinking on; the rules
 that depend on it follow its bookkeeping (``_headers``) over the messages as given, before the
-system messages are moved to the front.
+system messages are moved to the front. Arguments are not lost: the ``string`` attribute says
+whether a value is a string written raw or anything else written as JSON (``prompt.typed``).
 """
 
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from codec._canonical import Draft, Rule, map_arguments, names_not_printed, number_calls, tool_responses_not_printed
-from codec.arguments.schema import property_schema, tool_schema
-from codec.formats.deepseek_v3_2.prompt import typed
-from codec.models import AnyMessage, AssistantMessage, SystemMessage, ToolCall, ToolMessage, UserMessage
+from codec._canonical import Draft, Rule, names_not_printed, number_calls, tool_responses_not_printed
+from codec.models import AnyMessage, AssistantMessage, SystemMessage, ToolMessage, UserMessage
 
 if TYPE_CHECKING:
     from codec.registry import FormatSpec
@@ -36,7 +34,6 @@ def rules(spec: FormatSpec) -> list[Rule]:
         _system_messages_joined,
         _opening_reply_joins_the_system_text,
         _no_content_is_empty,
-        _arguments_as_written,
         _tool_result_names,
         _call_ids,
     ]
@@ -113,7 +110,8 @@ def _reasoning_in_headers_only(draft: Draft) -> None:
     for index, message in enumerate(draft.messages):
         if isinstance(message, AssistantMessage) and message.reasoning is not None:
             shown = headers[index] and index > last_user and _thinking(draft)
-            draft.messages[index] = message.model_copy(update={"reasoning": message.reasoning or None if shown else None})
+            kept = message.reasoning or None if shown else None
+            draft.messages[index] = message.model_copy(update={"reasoning": kept})
 
 
 def _generation_prompt_where_pending(draft: Draft) -> None:
@@ -130,8 +128,8 @@ def _developer_dropped(draft: Draft) -> None:
     """A developer message is never written (it counts as a user turn only, for which turns
     keep their reasoning): it is lost.
 
-    ``{%- if message['role'] == 'user' or message['role'] == 'developer' -%}{%- set last_user_idx.value = loop.index0 -%}``
-    (no branch writes it)
+    ``{%- if message['role'] == 'user' or message['role'] == 'developer' -%}`` /
+    ``{%- set last_user_idx.value = loop.index0 -%}`` (no branch writes it)
     """
     draft.messages = [m for m in draft.messages if not _developer(m)]
 
@@ -155,7 +153,8 @@ def _opening_reply_joins_the_system_text(draft: Draft) -> None:
     tools its content runs on from the system text, and the two come back as that message's
     content (with tools, the tools block stands between them).
 
-    ``{{- bos_token -}}{{- ns.system_prompt -}}`` then ``{%- if message['content'] is defined and message['content'] -%}``
+    ``{{- bos_token -}}{{- ns.system_prompt -}}``, then
+    ``{%- if message['content'] is defined and message['content'] -%}``
     """
     messages = draft.messages
     start = 1 if messages and isinstance(messages[0], SystemMessage) else 0
@@ -177,27 +176,6 @@ def _no_content_is_empty(draft: Draft) -> None:
     for index, message in enumerate(draft.messages):
         if isinstance(message, AssistantMessage) and not message.content:
             draft.messages[index] = message.model_copy(update={"content": None if message.tool_calls else ""})
-
-
-def _arguments_as_written(draft: Draft) -> None:
-    """Argument values are written as text — a string raw with ``string="true"``, anything else
-    as JSON with ``string="false"`` — and read back by the tool's schema: a string that reads as
-    another JSON value exactly as ``tojson`` writes it, for a parameter that is not a plain
-    string, comes back as that value (``"3"`` → ``3``); with no schema, a string stays a string.
-
-    ``{%- if val is string -%}…string="true">' + val`` / ``…string="false">' + (val | tojson)``
-    """
-    map_arguments(draft, lambda call: _retyped(draft.tools, call))
-
-
-def _retyped(tools: list[dict[str, Any]], call: ToolCall) -> dict[str, Any]:
-    parameters = tool_schema(tools, call.name)
-    retyped = {}
-    for key, value in call.arguments.items():
-        raw = isinstance(value, str)
-        text = value if raw else json.dumps(value, ensure_ascii=False)
-        retyped[key] = typed(text, raw, property_schema(parameters, key))
-    return retyped
 
 
 def _tool_result_names(draft: Draft) -> None:

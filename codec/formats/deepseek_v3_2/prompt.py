@@ -5,7 +5,8 @@ What the prompt shows, literally::
 
     <｜begin▁of▁sentence｜>S1\\n\\nS2\\n\\n## Tools\\n\\nYou have access…<functions>\\n{function}\\n</functions>\\n
     <｜User｜>text<｜Assistant｜></think>answer\\n\\n<｜DSML｜function_calls>\\n<｜DSML｜invoke name="NAME">\\n
-        <｜DSML｜parameter name="K" string="true">V</｜DSML｜parameter>\\n</｜DSML｜invoke>\\n</｜DSML｜function_calls><｜end▁of▁sentence｜>
+        <｜DSML｜parameter name="K" string="true">V</｜DSML｜parameter>\\n</｜DSML｜invoke>\\n
+        </｜DSML｜function_calls><｜end▁of▁sentence｜>
     \\n\\n<function_results>\\n<result>R</result>\\n</function_results>\\n\\n<think>R</think>answer<｜end▁of▁sentence｜>
     <｜User｜>text<｜Assistant｜><think>
 
@@ -13,7 +14,7 @@ Every system message is joined into the text before the tools block (one JSON ob
 after ``<functions>``). An assistant message with no header runs on from what came before: the
 first one, before any user message, from the system text (``opening``). ``<think>`` in a header
 or in the generation prompt shows the ``thinking`` option. Argument values are typed back by
-the listed tool's schema, and by their ``string`` attribute where there is none (``typed``).
+their ``string`` attribute, exactly (``typed``).
 Calls carry no ids: they are numbered ``call_0``, ``call_1``, ... and a tool result takes the id
 of the call at its position in the run of results after its assistant message.
 """
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from lark import Token, Transformer, Tree
 
-from codec.arguments.schema import kinds, property_schema, tool_schema
+from codec.arguments.schema import property_schema, tool_schema
 from codec.formats import RenderFn
 from codec.formats._prompt import sequential_ids, text_of, wrap_tool
 from codec.formats.glm.prompt import written_value
@@ -50,19 +51,19 @@ FUNCTIONS_END = "</functions>"
 _BLANK = "\n\n"
 
 
-def typed(text: str, raw: bool, schema: Any) -> Any:
-    """A value as the template writes it, read back: by the key's schema (a string raw, anything
-    else ``tojson``: ``glm.prompt.written_value``), and where the schema says nothing, by its
-    ``string`` attribute (``string="true"``: the text is the string)."""
-    if raw and kinds(schema) is None:
-        return text
-    return written_value(text, schema)
+def typed(text: str, raw: bool | None, schema: Any) -> Any:
+    """A value as the template writes it, read back: ``string="true"``, the text is the string;
+    ``string="false"``, it is ``tojson``'s JSON; with no attribute (which the template never
+    writes), by the key's schema (``glm.prompt.written_value``)."""
+    if raw is None:
+        return written_value(text, schema)
+    return text if raw else json.loads(text)
 
 
 @dataclass
 class _Call:
     name: str
-    pairs: list[tuple[str, bool, str]]
+    pairs: list[tuple[str, bool | None, str]]
 
 
 @dataclass
@@ -94,8 +95,9 @@ class _Generation:
 class _Tree(Transformer[Token, Any]):
     """One small method per rule of ``deepseek_v3_2.lark``'s prompt section."""
 
-    def parameter(self, children: list[Any]) -> tuple[str, bool, str]:
-        raw = any(isinstance(c, Token) and c.type == "RAW_VALUE" for c in children)
+    def parameter(self, children: list[Any]) -> tuple[str, bool | None, str]:
+        said = [c.type for c in children if isinstance(c, Token) and c.type in ("RAW_VALUE", "JSON_VALUE")]
+        raw = said[0] == "RAW_VALUE" if said else None
         return (unquoted(text_of(children, "ARG_KEY")), raw, text_of(children, "ARG_VALUE"))
 
     def tool_call(self, children: list[Any]) -> _Call:
