@@ -47,8 +47,13 @@ FORMATS = (
     "minimax-m2",
     "mistral",
     "granite-4",
+    "deepseek-v3-2",
 )
-OPTIONS: dict[str, dict[str, Any]] = {"gemma4": {"enable_thinking": True}, "deepseek-v3-1": {"thinking": True}}
+OPTIONS: dict[str, dict[str, Any]] = {
+    "gemma4": {"enable_thinking": True},
+    "deepseek-v3-1": {"thinking": True},
+    "deepseek-v3-2": {"thinking": True},
+}
 NOW = datetime(2026, 1, 31)
 FEED = 4
 BUDGET = 0.4  # seconds of repetitions per measurement, at least MIN_REPEAT runs
@@ -286,6 +291,24 @@ def granite_completion(w: Workload) -> str:
     return f"{w.content}{gap}{calls}<|end_of_text|>"
 
 
+def deepseek_v3_2_completion(w: Workload) -> str:
+    grammar = compiled("deepseek_v3_2.lark")
+    token = grammar.display  # its bars are fullwidth: spelled once, in the grammar
+    raw, written_json = (grammar.patterns[name].literal for name in ("RAW_VALUE", "JSON_VALUE"))
+
+    def parameter(key: str, v: Any) -> str:
+        text, kind = (v, raw) if isinstance(v, str) else (json.dumps(v, ensure_ascii=False), written_json)
+        return f'{token("PARAM_OPEN")}"{key}"{kind}>{text}{token("PARAM_CLOSE")}\n'
+
+    calls = "".join(
+        f'{token("CALL_OPEN")}"{c.name}">\n' + "".join(parameter(k, v) for k, v in c.arguments.items())
+        + token("CALL_CLOSE") + "\n"
+        for c in w.calls
+    )  # fmt: skip
+    block = "\n\n" + token("CALLS_OPEN") + "\n" + calls + token("CALLS_CLOSE") if calls else ""
+    return w.reasoning + token("THINK_CLOSE") + w.content + block + token("EOS")
+
+
 COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "glm": glm_completion,
     "solar-open": solar_completion,
@@ -298,6 +321,7 @@ COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "minimax-m2": minimax_m2_completion,
     "mistral": mistral_completion,
     "granite-4": granite_completion,
+    "deepseek-v3-2": deepseek_v3_2_completion,
 }
 
 

@@ -169,7 +169,8 @@ def test_a_value_the_template_writes_reads_back_whatever_its_schema() -> None:
     """A string for an integer parameter and None for a string one are written with the
     attribute that says so; the prompt and a completion give them back as they were."""
     c = codec.load("deepseek-v3-2")
-    call = {"id": "a", "type": "function", "function": {"name": "get_weather", "arguments": {"days": "3", "city": None}}}
+    arguments = {"days": "3", "city": None}
+    call = {"id": "a", "type": "function", "function": {"name": "get_weather", "arguments": arguments}}
     messages = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "", "tool_calls": [call]}]
     prompt = c.render(messages, tools=TOOLS, add_generation_prompt=False)
     assert 'name="days" string="true">3<' in prompt and 'name="city" string="false">null<' in prompt
