@@ -71,6 +71,10 @@ class FormatSpec:
     (DeepSeek-V3.2: the prompt ends ``<think></think>``, a reply it writes reads
     ``</think>answer``): the model's completion after that prompt is the reply's text after the
     marker. ``None``: a reply the template writes starts with its generation prompt.
+    ``written_kinds``: the template writes each argument value's kind beside it
+    (DeepSeek-V3.2's ``string="true|false"``), so a value reads back as written whatever the
+    tool's schema says (the number 123 for a string parameter stays 123); ``False``: a value
+    written as text is typed by the schema.
     ``writes_developer``: the template writes a ``developer`` message's text, given as sent or as
     a system message (DeepSeek-V3.2's names the role, counts it as a user turn, and writes
     nothing of it).
@@ -100,6 +104,7 @@ class FormatSpec:
     call_head: str | None = None
     reply_thought_close: str | None = None
     writes_developer: bool = True
+    written_kinds: bool = False
 
     @property
     def call_enders(self) -> frozenset[str]:
@@ -633,6 +638,8 @@ FORMATS: dict[str, FormatSpec] = {
             # `{%- if message['role'] == 'user' or message['role'] == 'developer' -%}` sets
             # last_user_idx; no branch writes a developer message.
             writes_developer=False,
+            # `string="true"` before a string value, `string="false"` before `val | tojson`.
+            written_kinds=True,
         ),
     )
 }
