@@ -107,24 +107,17 @@ def recognise(template: str, where: str) -> Detection:
     return Detection(spec.name, "tokens", found + deciding)
 
 
-# `{%- set name = '…' -%}`: a variable set to a string literal (quotes of either kind).
 _SET_STRING = re.compile(r"""\{%-?\s*set\s+(\w+)\s*=\s*(?:'([^'\\{}%]*)'|"([^"\\{}%]*)")\s*-?%\}""")
 
 
 def spelled_out(template: str) -> str:
-    """``template`` with the pieces of a token joined where it writes the token from a variable
-    (``'<' + dsml_token + 'invoke name="'``, DeepSeek-V3.2's): each ``' + name + '`` between two
-    string literals, for a variable set once to a string, becomes that string, so the token's
-    text is found whole. A variable set more than once is left as it is."""
+    """``template`` with ``' + name + '`` replaced by the string a variable set once (``{%- set
+    name = '…' -%}``) holds: a token written from pieces (DeepSeek-V3.2's ``'<' + dsml_token +
+    'invoke name="'``) is found whole."""
     found = _SET_STRING.findall(template)
-    counts: dict[str, int] = {}
-    for name, _, _ in found:
-        counts[name] = counts.get(name, 0) + 1
-    for name, single, double in found:
-        if counts[name] == 1:
-            value = single or double
-            for quote in "'\"":
-                template = template.replace(f"{quote} + {name} + {quote}", value)
+    names = [name for name, _, _ in found]
+    for name, single, double in (entry for entry in found if names.count(entry[0]) == 1):
+        template = template.replace(f"' + {name} + '", single or double).replace(f'" + {name} + "', single or double)
     return template
 
 
