@@ -310,3 +310,8 @@ def test_model_ids_load_it() -> None:
     assert codec.load("deepseek-ai/DeepSeek-V3.2").name == "deepseek-v3-2"
     assert codec.load("someone/DeepSeek-V3.2-GGUF").name == "deepseek-v3-2"
     assert codec.load("deepseek-ai/DeepSeek-V3.1").name == "deepseek-v3-1"
+
+
+def test_constraint_is_refused_for_want_of_a_call_syntax() -> None:
+    with pytest.raises(codec.CodecError, match="no call syntax"):
+        codec.load("deepseek-v3-2").constraint(tools=TOOLS)

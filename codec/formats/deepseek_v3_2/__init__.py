@@ -24,6 +24,8 @@ FAMILY = Family(
     read_prompt=prompt.read,
     rules=canonical.rules,
     arguments=Parameters,
+    # No call syntax for Codec.constraint() yet: each value's grammar would depend on its
+    # string attribute (raw text after string="true", JSON after string="false").
 )
 
 
