@@ -620,7 +620,8 @@ FORMATS: dict[str, FormatSpec] = {
             template="deepseek_v3_2.jinja",
             grammar=deepseek_v3_2.GRAMMAR,
             family=deepseek_v3_2.FAMILY,
-            model_ids=("deepseek-ai/DeepSeek-V3.2", "deepseek-ai/DeepSeek-V3.2-Exp"),
+            # Not DeepSeek-V3.2-Exp: its template writes DeepSeek-V3.1's calls.
+            model_ids=("deepseek-ai/DeepSeek-V3.2",),
             model_family="deepseek-v3.2",
             stop_terminals=("EOS",),
             examples=deepseek_v3_2.EXAMPLES,
