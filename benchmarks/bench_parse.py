@@ -51,8 +51,13 @@ FORMATS = (
     "nemotron-3-nano",
     "granite-4-1",
     "kimi-k2-5",
+    "deepseek-v3-2",
 )
-OPTIONS: dict[str, dict[str, Any]] = {"gemma4": {"enable_thinking": True}, "deepseek-v3-1": {"thinking": True}}
+OPTIONS: dict[str, dict[str, Any]] = {
+    "gemma4": {"enable_thinking": True},
+    "deepseek-v3-1": {"thinking": True},
+    "deepseek-v3-2": {"thinking": True},
+}
 NOW = datetime(2026, 1, 31)
 FEED = 4
 BUDGET = 0.4  # seconds of repetitions per measurement, at least MIN_REPEAT runs
@@ -304,6 +309,22 @@ def nemotron_completion(w: Workload) -> str:
     )
     gap = "\n" if w.content and calls else ""
     return f"{w.reasoning}\n</think>\n{w.content}{gap}{calls}<|im_end|>"
+def deepseek_v3_2_completion(w: Workload) -> str:
+    grammar = compiled("deepseek_v3_2.lark")
+    token = grammar.display  # its bars are fullwidth: spelled once, in the grammar
+    raw, written_json = (grammar.patterns[name].literal for name in ("RAW_VALUE", "JSON_VALUE"))
+
+    def parameter(key: str, v: Any) -> str:
+        text, kind = (v, raw) if isinstance(v, str) else (json.dumps(v, ensure_ascii=False), written_json)
+        return f'{token("PARAM_OPEN")}"{key}"{kind}>{text}{token("PARAM_CLOSE")}\n'
+
+    calls = "".join(
+        f'{token("CALL_OPEN")}"{c.name}">\n' + "".join(parameter(k, v) for k, v in c.arguments.items())
+        + token("CALL_CLOSE") + "\n"
+        for c in w.calls
+    )  # fmt: skip
+    block = "\n\n" + token("CALLS_OPEN") + "\n" + calls + token("CALLS_CLOSE") if calls else ""
+    return w.reasoning + token("THINK_CLOSE") + w.content + block + token("EOS")
 
 
 COMPLETIONS: dict[str, Callable[[Workload], str]] = {
@@ -321,6 +342,7 @@ COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "glm-4-7": glm_completion,  # GLM-5's layout; the prompt ends in <think> as GLM-5's does
     "nemotron-3-nano": nemotron_completion,
     "granite-4-1": granite_completion,  # Granite 4.1 writes Granite 4.0's calls
+    "deepseek-v3-2": deepseek_v3_2_completion,
 }
 
 

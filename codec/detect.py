@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -90,13 +91,14 @@ def recognise(template: str, where: str) -> Detection:
         return by_hash
     groups = _marker_groups(tuple((spec.name, spec.grammar) for spec in FORMATS.values()))
     every = frozenset(marker for group in groups for marker in (*group.distinctive, *_flat(group.rivals)))
+    text = spelled_out(template)
     scored = [
-        (scoring[0], *_written(template, group), scoring[1], group)
+        (scoring[0], *_written(text, group), scoring[1], group)
         for group in groups
-        if (scoring := _scored(template, group, every)) is not None
+        if (scoring := _scored(text, group, every)) is not None
     ]
     if not scored:
-        raise UnknownTemplateError(where, _looked_for(template, groups))
+        raise UnknownTemplateError(where, _looked_for(text, groups))
     # Ties go to the grammar that writes the most of the template's tokens: one whose markers
     # hold another's (Qwen3.5's hold Qwen3's and Qwen3-Coder's) explains more of it; then to the
     # one with fewest tokens the template never writes (GLM-4.5's grammar before GLM-5's, whose
@@ -104,6 +106,20 @@ def recognise(template: str, where: str) -> Detection:
     _, _, _, found, group = max(scored, key=lambda entry: entry[:3])
     spec, deciding = _variant(template, group.formats)
     return Detection(spec.name, "tokens", found + deciding)
+
+
+_SET_STRING = re.compile(r"""\{%-?\s*set\s+(\w+)\s*=\s*(?:'([^'\\{}%]*)'|"([^"\\{}%]*)")\s*-?%\}""")
+
+
+def spelled_out(template: str) -> str:
+    """``template`` with ``' + name + '`` replaced by the string a variable set once (``{%- set
+    name = '…' -%}``) holds: a token written from pieces (DeepSeek-V3.2's ``'<' + dsml_token +
+    'invoke name="'``) is found whole."""
+    found = _SET_STRING.findall(template)
+    names = [name for name, _, _ in found]
+    for name, single, double in (entry for entry in found if names.count(entry[0]) == 1):
+        template = template.replace(f"' + {name} + '", single or double).replace(f'" + {name} + "', single or double)
+    return template
 
 
 def _by_hash(template: str) -> Detection | None:

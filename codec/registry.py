@@ -24,6 +24,7 @@ from codec.formats import (
     Examples,
     Family,
     deepseek_v3_1,
+    deepseek_v3_2,
     gemma4,
     glm,
     glm45,
@@ -82,6 +83,18 @@ class FormatSpec:
     shows only in its id, the id a call must have for its name to show, made from the name and
     the call's index in its message (Kimi K2.5's ``functions.NAME:IDX``, the ids the model
     writes); ``None``: any id.
+    ``reply_thought_close``: the terminal that closes the empty thought a generation prompt
+    pre-fills, where the template writes a reply's empty thought as that marker alone
+    (DeepSeek-V3.2: the prompt ends ``<think></think>``, a reply it writes reads
+    ``</think>answer``): the model's completion after that prompt is the reply's text after the
+    marker. ``None``: a reply the template writes starts with its generation prompt.
+    ``written_kinds``: the template writes each argument value's kind beside it
+    (DeepSeek-V3.2's ``string="true|false"``), so a value reads back as written whatever the
+    tool's schema says (the number 123 for a string parameter stays 123); ``False``: a value
+    written as text is typed by the schema.
+    ``writes_developer``: the template writes a ``developer`` message's text, given as sent or as
+    a system message (DeepSeek-V3.2's names the role, counts it as a user turn, and writes
+    nothing of it).
     """
 
     name: str
@@ -112,6 +125,9 @@ class FormatSpec:
     layout: str | None = None
     prints_names: bool = False
     call_id: Callable[[str, int], str] | None = None
+    reply_thought_close: str | None = None
+    writes_developer: bool = True
+    written_kinds: bool = False
 
     @property
     def call_enders(self) -> frozenset[str]:
@@ -714,6 +730,33 @@ FORMATS: dict[str, FormatSpec] = {
             content_after=("END_ROLE",),  # as `granite-4`
             layout=granite.NO_DEFAULT_SYSTEM,  # Granite 4.0's template less its default system text
             test_options={"available_tools": ([], [_GRANITE_TOOL])},
+        ),
+        FormatSpec(
+            name="deepseek-v3-2",
+            template="deepseek_v3_2.jinja",
+            grammar=deepseek_v3_2.GRAMMAR,
+            family=deepseek_v3_2.FAMILY,
+            # Not DeepSeek-V3.2-Exp: its template writes DeepSeek-V3.1's calls.
+            model_ids=("deepseek-ai/DeepSeek-V3.2",),
+            model_family="deepseek-v3.2",
+            stop_terminals=("EOS",),
+            examples=deepseek_v3_2.EXAMPLES,
+            demo=deepseek_v3_2.demo.DEEPSEEK_V3_2,
+            bos_terminal="BOS",
+            eos_terminal="EOS",  # the template writes it itself; transformers passes it all the same
+            turn_terminals=("USER", "ASSISTANT", "RESULTS_OPEN"),
+            content_after=("THINK_CLOSE",),  # `</think>` + content: white space there is content
+            string_content_only=True,  # the template joins content to strings with `+`
+            test_options={"thinking": _BOOLEANS, "enable_thinking": _BOOLEANS},
+            golden_options={"thinking": True},
+            # Thinking off, the prompt pre-fills `<think></think>` but a reply is written
+            # `</think>answer` after its header (`{{- thinking_end_token -}}`).
+            reply_thought_close="THINK_CLOSE",
+            # `{%- if message['role'] == 'user' or message['role'] == 'developer' -%}` sets
+            # last_user_idx; no branch writes a developer message.
+            writes_developer=False,
+            # `string="true"` before a string value, `string="false"` before `val | tojson`.
+            written_kinds=True,
         ),
     )
 }

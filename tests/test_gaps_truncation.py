@@ -27,7 +27,7 @@ import codec
 from codec.engine.grammar import compiled
 from codec.registry import FORMATS
 from support.calls import call_completion, call_ends, markers, parse, renamed, text_runs, tokens, tool, where
-from support.parsing import header_words
+from support.parsing import WORD, header_words
 
 PROPERTIES = {
     "text": {"type": "string"},
@@ -90,7 +90,7 @@ def assert_same(streamed: codec.AssistantMessage, whole: codec.AssistantMessage)
 @pytest.mark.parametrize("fmt", codec.formats())
 def test_a_cut_anywhere_keeps_every_token_that_arrived(fmt: str) -> None:
     text = completion(fmt)
-    structure = header_words(fmt) - {"true", "false", "null"}
+    structure = header_words(fmt) - (_JSON_WORDS - _attribute_words(fmt))
     for cut in range(len(text) + 1):
         whole = parse(fmt, [text[:cut]], TOOLS)
         assert_same(parse(fmt, chunks(text[:cut], 3), TOOLS), whole)
@@ -99,15 +99,28 @@ def test_a_cut_anywhere_keeps_every_token_that_arrived(fmt: str) -> None:
         assert not lost, (cut, text[:cut], lost)
 
 
-def value_ends(text: str) -> list[tuple[str, Any, int]]:
+_JSON_WORDS = frozenset({"true", "false", "null"})
+
+
+def _attribute_words(fmt: str) -> frozenset[str]:
+    """JSON's words inside a longer fixed text the grammar reads as structure, not as a value
+    (DeepSeek-V3.2's ` string="true"` after a key); Gemma's value word ``true`` is its own."""
+    patterns = compiled(FORMATS[fmt].grammar).patterns.values()
+    fixed = [p.literal for p in patterns if p.literal is not None and p.literal.strip() not in _JSON_WORDS]
+    return frozenset(word for literal in fixed for word in WORD.findall(literal)) & _JSON_WORDS
+
+
+def value_ends(fmt: str, text: str) -> list[tuple[str, Any, int]]:
     """``(key, value, offset just after the value's last character)``; for a string, the cut
-    falls before its closing quote; for an array or object, after its closing bracket."""
+    falls before its closing quote; for an array or object, after its closing bracket. Where the
+    grammar reads the value's word as structure elsewhere too (``_attribute_words``:
+    DeepSeek-V3.2's `string="true"`), the value's is the first after its key."""
     ends = []
     for key, value, last in VALUES:
         if text.count(last) != 1:  # Qwen3-Coder's template writes Python's True and None
-            last = _PYTHON_WORDS.get(last, last)
-        assert text.count(last) == 1, (last, text)
-        end = text.index(last) + len(last)
+            last = _PYTHON_WORDS.get(last, last) if last not in _attribute_words(fmt) else last
+        assert text.count(last) == 1 or last in _attribute_words(fmt), (last, text)
+        end = text.index(last, text.index(key) if text.count(last) > 1 else 0) + len(last)
         closer = _CLOSERS.get(type(value))
         ends.append((key, value, end if closer is None else text.index(closer, end) + 1))
     return ends
@@ -116,7 +129,7 @@ def value_ends(text: str) -> list[tuple[str, Any, int]]:
 @pytest.mark.parametrize("fmt", codec.formats())
 def test_a_value_cut_after_its_last_character_is_in_the_truncated_call(fmt: str) -> None:
     text = completion(fmt)
-    for key, value, end in value_ends(text):
+    for key, value, end in value_ends(fmt, text):
         whole = parse(fmt, [text[:end]], TOOLS)
         assert_same(parse(fmt, text[:end], TOOLS), whole)
         assert whole.finish_reason == "length"

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 import codec
+from codec.engine.grammar import compiled
 from codec.models import TextPart
 from codec.strategies import dates, render_cases
 
@@ -54,7 +55,7 @@ def completion_after(
     except codec.RenderError:
         return None
     if not full.startswith(prompt):
-        return None
+        return _after_prefilled_thought(c, prompt, bare, full)
     completion = full[len(prompt) :]
     ends = [completion.rfind(token) + len(token) for token in c.stop_tokens if token in completion]
     if ends and completion[max(ends) :].isspace():
@@ -62,6 +63,22 @@ def completion_after(
     if prompt != bare or _own_white_space(c, history, message, tools, now, options, prompt, completion):
         return completion
     return completion.lstrip()
+
+
+def _after_prefilled_thought(c: codec.Codec, prompt: str, bare: str, full: str) -> str | None:
+    """The completion where the template writes a reply's empty thought shorter than the
+    generation prompt pre-fills it (``FormatSpec.reply_thought_close``: DeepSeek-V3.2's prompt
+    ends ``<think></think>``, its reply reads ``</think>answer``): the reply after that marker,
+    up to the stop token; ``None`` for any other template, or where they differ otherwise."""
+    if c.spec.reply_thought_close is None or not full.startswith(bare):
+        return None
+    close = compiled(c.spec.grammar).display(c.spec.reply_thought_close)
+    generation, written = prompt[len(bare) :], full[len(bare) :]
+    if not generation.endswith(close) or close not in written:
+        return None
+    completion = written[written.index(close) + len(close) :]
+    ends = [completion.rfind(token) + len(token) for token in c.stop_tokens if token in completion]
+    return completion[: max(ends)] if ends and completion[max(ends) :].isspace() else completion
 
 
 REPLY_REASONING = "The user asked; I answer."
