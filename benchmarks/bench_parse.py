@@ -309,6 +309,8 @@ def nemotron_completion(w: Workload) -> str:
     )
     gap = "\n" if w.content and calls else ""
     return f"{w.reasoning}\n</think>\n{w.content}{gap}{calls}<|im_end|>"
+
+
 def deepseek_v3_2_completion(w: Workload) -> str:
     grammar = compiled("deepseek_v3_2.lark")
     token = grammar.display  # its bars are fullwidth: spelled once, in the grammar
