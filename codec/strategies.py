@@ -17,6 +17,9 @@ rebuilding them per draw took most of a property's time.
 from __future__ import annotations
 
 import dataclasses
+import operator
+import re
+import string
 from datetime import datetime
 from functools import cache
 from typing import Any
@@ -47,8 +50,13 @@ def reserved_tokens() -> tuple[str, ...]:
     return tuple(sorted(tokens, key=len, reverse=True))
 
 
+@cache
+def _reserved_pattern() -> re.Pattern[str]:
+    return re.compile("|".join(map(re.escape, reserved_tokens())))
+
+
 def _clean(text: str) -> bool:
-    return not any(token in text for token in reserved_tokens())
+    return _reserved_pattern().search(text) is None
 
 
 # Pieces that come close to markers without forming one, plus markup, JSON and whitespace traps.
@@ -79,9 +87,15 @@ def texts(*, controls: bool = False, min_size: int = 0, max_size: int = 12) -> s
     return joined.filter(_clean)
 
 
+_NAME_HEAD = string.ascii_letters + "_"
+
+
 @cache
 def _names() -> st.SearchStrategy[str]:
-    return st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,11}", fullmatch=True)
+    # What ``[A-Za-z_][A-Za-z0-9_]{0,11}`` matches, drawn a character at a time (``from_regex``
+    # is several times slower, and names are drawn for every call and tool).
+    head = st.sampled_from(_NAME_HEAD)
+    return st.builds(operator.add, head, st.text(st.sampled_from(_NAME_HEAD + string.digits), max_size=11))
 
 
 @cache
