@@ -64,7 +64,17 @@ class FormatSpec:
     first), so a reply with more calls is written, and read back, as several messages.
     ``call_head``: the text a call begins with, where the template writes it before the call's
     opening marker (gpt-oss's recipient ``to=functions.``, before the channel); ``None``: a call
-    begins at its opener.
+    begins at its opener. ``call_id_length``: the length the template requires of a call id and
+    a result's id (Mistral v0.3's raises on any other); ``None``: any id.
+    ``empty_tools_block``: the template writes a block for an empty tool list (``tools=[]``,
+    Mistral v0.3's ``tools is not none``) that no conversation gives back (a conversation's tools
+    cannot tell an empty list from none, and no option says it): test conversations give such a
+    template tools or none. ``system_in_user``: the template writes the system message inside a
+    user message (Mistral v0.3's, before the last one's text): it comes back as part of that
+    message's text, not as a system message. ``unread_call_id``: a regex of a call's id as the
+    template writes it where a stream cannot read it (Mistral v0.3's ``, "id": "…"`` after the
+    arguments: the call is announced, and its arguments stream, before the id comes); such a
+    call keeps the id codec makes (``Family.new_id``), and the written one is left out.
     """
 
     name: str
@@ -89,6 +99,10 @@ class FormatSpec:
     one_call_per_message: bool = False  # the template refuses an assistant message with two calls
     calls_per_message: int | None = None
     call_head: str | None = None
+    call_id_length: int | None = None
+    empty_tools_block: bool = False
+    system_in_user: bool = False
+    unread_call_id: str | None = None
 
     @property
     def call_enders(self) -> frozenset[str]:

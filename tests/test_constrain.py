@@ -29,6 +29,7 @@ from codec.engine.grammar import compiled
 from codec.errors import CodecError
 from codec.registry import FORMATS
 from support import goldens
+from support.calls import call_id
 from support.parsing import TOOLS as PARSE_TOOLS
 from support.parsing import load_golden
 from test_prompt_roundtrip import completion_after, expected_reply, made_up_id, with_ids_of
@@ -159,7 +160,7 @@ def test_template_completions_are_accepted_and_parse_back(fmt: str) -> None:
             assert m.consume_token(token), f"refused token {index} of {text!r}: {m.get_error()[:400]}"
         _ends_well(fmt, m, text)
         reply = c.parse(text, tools=tools, strict=True, id_factory=made_up_id, **options)
-        assert with_ids_of(reply, expected, text) == expected
+        assert with_ids_of(reply, expected, text, fmt) == expected
 
     check()
 
@@ -200,7 +201,7 @@ def written(fmt: str, message: dict[str, Any], tools: list[dict[str, Any]] = TOO
 
 def _call(fmt: str, arguments: dict[str, Any] | None = None, name: str = "get_weather") -> str:
     """The reply with one call (``{"city": "Paris"}`` by default), opening included."""
-    call = {"id": "abcdefghi0", "type": "function", "function": {"name": name, "arguments": arguments}}
+    call = {"id": call_id(fmt), "type": "function", "function": {"name": name, "arguments": arguments}}
     if arguments is None:
         call["function"]["arguments"] = {"city": "Paris"}
     return written(fmt, {"role": "assistant", "tool_calls": [call]})
@@ -243,7 +244,10 @@ def _content_then_call(fmt: str, answer: str) -> bool:
     can be); a marker or a header opens a call anywhere (gpt-oss's after its own message end)."""
     if "CALL_OPEN" not in compiled(FORMATS[fmt].grammar).patterns:
         return True
-    return bool(codec.load(fmt).parse(answer + FORMATS[fmt].examples.one_call, tools=TOOLS).tool_calls)
+    try:  # as the template writes it: strict (a lenient parse may read a call the template never writes)
+        return bool(codec.load(fmt).parse(answer + FORMATS[fmt].examples.one_call, tools=TOOLS, strict=True).tool_calls)
+    except codec.ParseError:
+        return False
 
 
 def _opener(fmt: str) -> str:
@@ -480,7 +484,7 @@ def test_unenforced_schema_features_are_reported_and_loosened() -> None:
             ("unenforced_keyword", "/properties/n/minimum"),
             ("unenforced_keyword", "/properties/s/pattern"),
         }, built.notes
-        call = {"id": "abcdefghi0", "type": "function", "function": {"name": "f", "arguments": {"n": 1}}}
+        call = {"id": call_id(fmt), "type": "function", "function": {"name": "f", "arguments": {"n": 1}}}
         text = written(fmt, {"role": "assistant", "tool_calls": [call]}, tools)
         accepted(fmt, text, tools=tools)  # looser, never wrong: 1 < minimum is let through
 

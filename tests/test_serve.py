@@ -27,6 +27,7 @@ pytest.importorskip("starlette")
 from openai.types.chat import ChatCompletion, ChatCompletionChunk  # noqa: E402
 
 from codec.serve import ServeConfig, create_app  # noqa: E402
+from support.calls import call_id  # noqa: E402
 from support.servers import Engine, Reply, serving  # noqa: E402
 from test_prompt_roundtrip import completion_after  # noqa: E402
 
@@ -44,12 +45,12 @@ RESULT = "sunny, 24 degrees (tool result 7f3a)"
 ANSWER_TEXT = "It is sunny in Paris."
 
 QUESTION_MESSAGES = [{"role": "user", "content": "What is the weather in Paris?"}]
-CALL_MESSAGE = {
-    "role": "assistant",
-    "tool_calls": [
-        {"id": "abcdefghi0", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}
-    ],
-}
+
+
+def call_message(fmt: str) -> dict[str, Any]:
+    """The assistant message that calls ``get_weather`` for Paris (its id as the template takes one)."""
+    function = {"name": "get_weather", "arguments": {"city": "Paris"}}
+    return {"role": "assistant", "tool_calls": [{"id": call_id(fmt), "type": "function", "function": function}]}
 
 
 def _written(fmt: str, history: list[dict[str, Any]], message: dict[str, Any]) -> str:
@@ -66,11 +67,11 @@ def _written(fmt: str, history: list[dict[str, Any]], message: dict[str, Any]) -
 
 # Per format, from the registry: a call, then the answer once the result is known, and the call
 # cut off inside its argument value (the engine stopped at max_tokens).
-CALL = {fmt: _written(fmt, QUESTION_MESSAGES, CALL_MESSAGE) for fmt in codec.formats()}
+CALL = {fmt: _written(fmt, QUESTION_MESSAGES, call_message(fmt)) for fmt in codec.formats()}
 ANSWER = {
     fmt: _written(
         fmt,
-        [*QUESTION_MESSAGES, CALL_MESSAGE, {"role": "tool", "tool_call_id": "abcdefghi0", "content": RESULT}],
+        [*QUESTION_MESSAGES, call_message(fmt), {"role": "tool", "tool_call_id": call_id(fmt), "content": RESULT}],
         {"role": "assistant", "content": ANSWER_TEXT},
     )
     for fmt in codec.formats()
