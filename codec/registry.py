@@ -33,6 +33,7 @@ from codec.formats import (
     llama3,
     minimax_m2,
     mistral,
+    mistral_v0_3,
     qwen3,
     qwen3_5,
     qwen3_coder,
@@ -612,6 +613,32 @@ FORMATS: dict[str, FormatSpec] = {
             turn_terminals=("START_ROLE",),
             content_after=("END_ROLE",),  # a turn's text follows its header: white space there is content
             test_options={"available_tools": ([], [_GRANITE_TOOL])},
+        ),
+        FormatSpec(
+            name="mistral-v0-3",  # format names hold no dot (golden files are named <format>.<part>)
+            template="mistral_v0_3.jinja",
+            grammar=mistral_v0_3.GRAMMAR,
+            family=mistral_v0_3.FAMILY,
+            model_ids=(
+                "mistralai/Mistral-7B-Instruct-v0.3",
+                "mistralai/Mistral-Small-Instruct-2409",
+                "mistralai/Mixtral-8x22B-Instruct-v0.1",
+            ),
+            model_family="mistral-7b-instruct-v0.3",
+            stop_terminals=("EOS",),
+            examples=mistral_v0_3.EXAMPLES,
+            demo=mistral_v0_3.demo.MISTRAL_V0_3,
+            bos_terminal="BOS",
+            eos_terminal="EOS",
+            # A list's `[TOOL_CALLS]` (the call's opener is the object's `{`) or a new turn ends a call.
+            turn_terminals=("BOS", "INST", "RESULTS_OPEN", "TOOLS_OPEN", "CALLS_OPEN"),
+            # `"[INST] " + message["content"]` and `message["content"]|trim`: text, never a list of parts.
+            string_content_only=True,
+            writes_reasoning=False,  # `reasoning_content` is never read
+            call_id_length=9,  # raise_exception("Tool call IDs should be alphanumeric strings with length 9!")
+            empty_tools_block=True,  # `[AVAILABLE_TOOLS] [[/AVAILABLE_TOOLS]`: the `]` is written after a tool
+            system_in_user=True,  # `"[INST] " + system_message + "\n\n" + message["content"]`, the last user message
+            unread_call_id=r',\s*"id"\s*:\s*"[^"]*"',  # `', "id": "' + tool_call.id + '"}'`: after the arguments
         ),
     )
 }
