@@ -27,7 +27,7 @@ import codec
 from codec.chunks import ChunkStream
 from codec.engine.grammar import compiled
 from codec.registry import FORMATS
-from support.calls import HISTORY, NOW, call_ends, tool
+from support.calls import HISTORY, NOW, call_ends, call_id, tool
 from support.parsing import fold, ids, is_json
 from test_prompt_roundtrip import completion_after
 
@@ -39,10 +39,14 @@ ARGUMENTS = [{"city": "Paris", "days": 3}, {"code": "print(1)", "options": {"fas
 REASONS = (None, "length", "stop")
 
 
-def _message(arguments: list[dict[str, Any]]) -> dict[str, Any]:
+def _message(arguments: list[dict[str, Any]], fmt: str) -> dict[str, Any]:
     calls = [
-        {"id": f"abcdefghi{i}", "type": "function", "function": {"name": tool["function"]["name"], "arguments": a}}
-        for i, (tool, a) in enumerate(zip(TOOLS, arguments, strict=True))
+        {
+            "id": call_id(fmt, f"abcdefghi{i}"),
+            "type": "function",
+            "function": {"name": t["function"]["name"], "arguments": a},
+        }
+        for i, (t, a) in enumerate(zip(TOOLS, arguments, strict=True))
     ]
     return {"role": "assistant", "tool_calls": calls}
 
@@ -53,7 +57,7 @@ def two_calls(fmt: str, arguments: list[dict[str, Any]] = ARGUMENTS) -> str:
     generation prompt that follows the first; a template that refuses two calls in one message
     (Llama 3's: ``This model only supports single tool-calls at once!``) is skipped, once it is
     seen to refuse them (tests/test_llama3.py cuts its one call at every offset)."""
-    c, message = codec.load(fmt), _message(arguments)
+    c, message = codec.load(fmt), _message(arguments, fmt)
     if FORMATS[fmt].calls_per_message is None:
         text = completion_after(c, HISTORY, message, TOOLS, NOW, {})
         if text is None:
@@ -164,6 +168,8 @@ def test_a_stop_token_inside_an_unfinished_call_leaves_it_unfinished(fmt: str) -
 def test_another_calls_opener_inside_an_unfinished_call_leaves_it_unfinished(fmt: str) -> None:
     """The first call is cut inside its value and the second call follows whole: the first is
     kept apart, the second is a call."""
+    if "CALL_OPEN" in compiled(FORMATS[fmt].grammar).patterns:
+        pytest.skip("a call opens with a pattern (a `{`): inside an unfinished value it is text, and ends nothing")
     text = two_calls(fmt)
     opener = compiled(FORMATS[fmt].grammar).display("CALL_OPEN")
     second = text.rindex(opener)
@@ -263,7 +269,10 @@ def _seconds_for_white_space(fmt: str, size: int) -> float:
     wall time: on a busy machine a run longer than the scheduler's time slice is preempted and a
     short one is not, which made linear growth look quadratic under two test workers."""
     text = two_calls(fmt)
-    before = text[: text.index(compiled(FORMATS[fmt].grammar).display("CALL_OPEN"))]
+    grammar = compiled(FORMATS[fmt].grammar)
+    # Where a call opens with a pattern, the marker that opens the list it stands in (CALLS_OPEN).
+    opener = "CALLS_OPEN" if "CALL_OPEN" in grammar.patterns else "CALL_OPEN"
+    before = text[: text.index(grammar.display(opener))]
     best = float("inf")
     for _ in range(5):
         parser = codec.load(fmt).stream()

@@ -41,10 +41,10 @@ CALL_ID = "abcdefghi0"
 
 
 def call_id(fmt: str, written: str = CALL_ID) -> str:
-    """``written`` as the format's template takes a call id: cut or padded with ``x`` to the
-    length it requires (``FormatSpec.call_id_length``: Mistral v0.3's raises on any other)."""
+    """``written`` as the format's template takes a call id: its end, or it padded with ``x``, of
+    the length it requires (``FormatSpec.call_id_length``: Mistral v0.3's raises on any other)."""
     length = FORMATS[fmt].call_id_length
-    return written if length is None else written.ljust(length, "x")[:length]
+    return written if length is None else written.ljust(length, "x")[-length:]
 
 
 def call_completion(fmt: str, tools: list[dict[str, Any]], name: str, arguments: dict[str, Any]) -> str:
