@@ -33,6 +33,7 @@ from codec.formats.qwen3.head import Whole
 _ID_MEMBER = r',\s*"id"\s*:\s*"(?:[^"\\]|\\.)*"\s*'
 _ID_TAIL = re.compile(rf"\s*({_ID_MEMBER})?\}}\s*")
 _ID_AT_END = re.compile(rf"{_ID_MEMBER}$")
+_ID_SO_FAR = re.compile(rf"\s*{_ID_MEMBER}")
 
 
 class ListedCallObject(BareCallObject):
@@ -86,11 +87,23 @@ class ListedCallObject(BareCallObject):
         self._object_closed(end - 1)
         self._context.end(end - 1)
 
+    @property
+    def complete(self) -> bool:
+        """The arguments are whole and nothing but the template's id member followed them: only
+        the object's ``}`` is missing (or refused arguments, read again at the end)."""
+        if self._rejected or self._closed:
+            return super().complete
+        whole = self._done or (self._json is not None and self._json.closed)
+        return whole and _ID_SO_FAR.fullmatch("".join(self._tail)) is not None
+
     def finish(self, truncated: bool) -> None:
-        """Text held after the arguments, where the object never closed, is content."""
-        if self._tail:
-            self._context.content("".join(self._tail))
-            self._tail = []
+        """Text held after the arguments, where the object never closed, is content — but the
+        id member of a call finished without its ``}`` (the model stopped there)."""
+        tail, self._tail = "".join(self._tail), []
+        if not truncated and _ID_SO_FAR.fullmatch(tail) and not self._closed:
+            self._closed = True
+        elif tail:
+            self._context.content(tail)
         super().finish(truncated)
 
     def _outer(self, text: str, at: int) -> None:
