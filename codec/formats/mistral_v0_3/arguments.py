@@ -16,8 +16,9 @@ family's own:
 - the ``"id"`` member after the arguments (``{{- ', "id": "' + tool_call.id + '"}' }}``) is
   the template's: it is not an argument. It comes after the call is announced, so the call's
   id is made as for a call written without one (``Family.new_id``: nine letters or digits, as
-  the template asks), as vLLM makes it for these models; a member other than ``id`` there is
-  content (``invalid_arguments``).
+  the template asks), as vLLM makes it for these models; a call without it is
+  ``missing_call_id``, a member other than ``id`` there is content (``invalid_arguments``). A
+  call whose arguments and id came is whole (``complete``): only its ``}`` is missing.
 """
 
 from __future__ import annotations
