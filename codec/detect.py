@@ -45,6 +45,7 @@ from codec.registry import FORMATS, FormatSpec
 from codec.template_files import check_template_text
 
 _CALL_OPEN = "CALL_OPEN"
+_CALLS_OPEN = "CALLS_OPEN"
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,9 +175,13 @@ def evidence(grammar: str) -> tuple[str, ...]:
 
 
 def _opener(grammar: str) -> str | None:
-    """The call opener's marker; ``None`` where the call opens with text, a pattern (Llama 3's
-    bare ``{"name": …}``): such a grammar is told by its own markers alone."""
-    return next((text for text, terminal in compiled(grammar).markers.items() if terminal == _CALL_OPEN), None)
+    """The call opener's marker; where the call opens with a pattern, the marker that opens the
+    list of calls it stands in (``CALLS_OPEN``: Mistral v0.3's ``[TOOL_CALLS]`` before
+    ``[{"name": …}]``); ``None`` where nothing but text opens it (Llama 3's bare
+    ``{"name": …}``): such a grammar is told by its own markers alone."""
+    markers = compiled(grammar).markers.items()
+    found = next((text for text, terminal in markers if terminal == _CALL_OPEN), None)
+    return found or next((text for text, terminal in markers if terminal == _CALLS_OPEN), None)
 
 
 def _rivals(

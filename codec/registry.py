@@ -35,6 +35,7 @@ from codec.formats import (
     llama3,
     minimax_m2,
     mistral,
+    mistral_v0_3,
     qwen3,
     qwen3_5,
     qwen3_coder,
@@ -95,6 +96,17 @@ class FormatSpec:
     ``writes_developer``: the template writes a ``developer`` message's text, given as sent or as
     a system message (DeepSeek-V3.2's names the role, counts it as a user turn, and writes
     nothing of it).
+    ``call_id_length``: the length the template requires of a call id and
+    a result's id (Mistral v0.3's raises on any other); ``None``: any id.
+    ``empty_tools_block``: the template writes a block for an empty tool list (``tools=[]``,
+    Mistral v0.3's ``tools is not none``) that no conversation gives back (a conversation's tools
+    cannot tell an empty list from none, and no option says it): test conversations give such a
+    template tools or none. ``system_in_user``: the template writes the system message inside a
+    user message (Mistral v0.3's, before the last one's text): it comes back as part of that
+    message's text, not as a system message. ``unread_call_id``: a regex of a call's id as the
+    template writes it where a stream cannot read it (Mistral v0.3's ``, "id": "…"`` after the
+    arguments: the call is announced, and its arguments stream, before the id comes); such a
+    call keeps the id codec makes (``Family.new_id``), and the written one is left out.
     """
 
     name: str
@@ -128,6 +140,10 @@ class FormatSpec:
     reply_thought_close: str | None = None
     writes_developer: bool = True
     written_kinds: bool = False
+    call_id_length: int | None = None
+    empty_tools_block: bool = False
+    system_in_user: bool = False
+    unread_call_id: str | None = None
 
     @property
     def call_enders(self) -> frozenset[str]:
@@ -757,6 +773,32 @@ FORMATS: dict[str, FormatSpec] = {
             writes_developer=False,
             # `string="true"` before a string value, `string="false"` before `val | tojson`.
             written_kinds=True,
+        ),
+        FormatSpec(
+            name="mistral-v0-3",  # format names hold no dot (golden files are named <format>.<part>)
+            template="mistral_v0_3.jinja",
+            grammar=mistral_v0_3.GRAMMAR,
+            family=mistral_v0_3.FAMILY,
+            model_ids=(
+                "mistralai/Mistral-7B-Instruct-v0.3",
+                "mistralai/Mistral-Small-Instruct-2409",
+                "mistralai/Mixtral-8x22B-Instruct-v0.1",
+            ),
+            model_family="mistral-7b-instruct-v0.3",
+            stop_terminals=("EOS",),
+            examples=mistral_v0_3.EXAMPLES,
+            demo=mistral_v0_3.demo.MISTRAL_V0_3,
+            bos_terminal="BOS",
+            eos_terminal="EOS",
+            # A list's `[TOOL_CALLS]` (the call's opener is the object's `{`) or a new turn ends a call.
+            turn_terminals=("BOS", "INST", "RESULTS_OPEN", "TOOLS_OPEN", "CALLS_OPEN"),
+            # `"[INST] " + message["content"]` and `message["content"]|trim`: text, never a list of parts.
+            string_content_only=True,
+            writes_reasoning=False,  # `reasoning_content` is never read
+            call_id_length=9,  # raise_exception("Tool call IDs should be alphanumeric strings with length 9!")
+            empty_tools_block=True,  # `[AVAILABLE_TOOLS] [[/AVAILABLE_TOOLS]`: the `]` is written after a tool
+            system_in_user=True,  # `"[INST] " + system_message + "\n\n" + message["content"]`, the last user message
+            unread_call_id=r',\s*"id"\s*:\s*"[^"]*"',  # `', "id": "' + tool_call.id + '"}'`: after the arguments
         ),
     )
 }

@@ -191,11 +191,13 @@ def content(*, parts: bool, controls: bool = False) -> st.SearchStrategy[Json]:
 
 @st.composite
 def _calls(draw: st.DrawFn, next_id: list[int]) -> list[dict[str, Json]]:
+    """Calls numbered from ``next_id[0]``; ``next_id[1]``: the length their ids must have (0: any)."""
     calls = []
     for _ in range(draw(st.integers(1, 3))):
         next_id[0] += 1
         function = {"name": draw(_names()), "arguments": draw(arguments())}
-        calls.append({"id": f"call_{next_id[0]}", "type": "function", "function": function})
+        number = f"call{next_id[0]:0{next_id[1] - 4}d}" if next_id[1] else f"call_{next_id[0]}"
+        calls.append({"id": number, "type": "function", "function": function})
     return calls
 
 
@@ -239,7 +241,7 @@ def conversations(draw: st.DrawFn, fmt: str, *, controls: bool = False, reply: b
     content, if any, is text (no media) — so the rest is the history that answer follows.
     """
     parts = not FORMATS[fmt].string_content_only
-    next_id = [0]
+    next_id = [0, FORMATS[fmt].call_id_length or 0]  # ids of the length the template requires
     user = content(parts=parts, controls=controls).map(lambda c: {"role": "user", "content": c})
     system = content(parts=parts, controls=controls).map(lambda c: {"role": "system", "content": c})
     if draw(st.integers(0, 9)) == 0:
@@ -264,9 +266,15 @@ def conversations(draw: st.DrawFn, fmt: str, *, controls: bool = False, reply: b
 
 
 def call_id(fmt: str, drawn: str, name: str, index: int) -> str:
-    """The id a test gives a call it renders as a completion: ``drawn``, or where a name shows
-    only in an id of the format's shape, that (``FormatSpec.call_id``: Kimi K2.5's)."""
-    return drawn if (shape := FORMATS[fmt].call_id) is None else shape(name, index)
+    """The id a test gives a call it renders as a completion: ``drawn``; where a name shows
+    only in an id of the format's shape, that (``FormatSpec.call_id``: Kimi K2.5's); where the
+    template requires ids of one length, ``drawn``'s end, or it padded with ``x``, of that length
+    (``FormatSpec.call_id_length``: Mistral v0.3's raises on any other)."""
+    spec = FORMATS[fmt]
+    if spec.call_id is not None:
+        return spec.call_id(name, index)
+    length = spec.call_id_length
+    return drawn if length is None else drawn.ljust(length, "x")[-length:]
 
 
 def _option_values(fmt: str) -> dict[str, st.SearchStrategy[Json]]:
@@ -293,7 +301,8 @@ def render_cases(draw: st.DrawFn, fmt: str, *, controls: bool | None = None, rep
     control tags, glm-effort) mixes those tags into the text; ``reply``: the conversation ends
     with a model's answer (``conversations``)."""
     controls = FORMATS[fmt].control_tags if controls is None else controls
-    tool_list = draw(st.one_of(st.none(), st.lists(tools(), max_size=3)))
+    least = 1 if FORMATS[fmt].empty_tools_block else 0  # an empty list only where it reads back
+    tool_list = draw(st.one_of(st.none(), st.lists(tools(), min_size=least, max_size=3)))
     return RenderCase(
         messages=draw(conversations(fmt, controls=controls, reply=reply)),
         tools=tool_list,

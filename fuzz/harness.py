@@ -217,7 +217,9 @@ def lost_words(fmt: str, text: str, message: codec.AssistantMessage) -> list[str
     format's markers and its header words are blanked out, that is not a substring (case-folded)
     of ``kept_text(message)``."""
     kept = kept_text(message)
-    blanked = _header_pattern(fmt).sub(" ", _marker_pattern(fmt).sub(" ", text))
+    # A call id written where a stream cannot read it is left out (FormatSpec.unread_call_id).
+    blanked = re.sub(FORMATS[fmt].unread_call_id or "(?!)", " ", text)
+    blanked = _header_pattern(fmt).sub(" ", _marker_pattern(fmt).sub(" ", blanked))
     # A JSON escape is decoded, not lost: `\u00efve靂` reads `ïve靂`, and no output writes the
     # escape's letters next to an unescaped character (the words around it are still checked).
     blanked = _JSON_ESCAPE.sub(" ", blanked)

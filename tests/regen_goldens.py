@@ -33,6 +33,7 @@ from codec.formats._demo_scenario import one_call_each
 from codec.registry import FORMATS
 from codec.strategies import RenderCase
 from support import goldens, parsing, prompts, rendering
+from support.calls import call_id
 from support.reference import reference_render
 
 NOW = datetime(2026, 3, 14, 9, 26, 53)
@@ -137,6 +138,7 @@ def render_cases(fmt: str) -> dict[str, RenderCase]:
     """The golden render calls for ``fmt``, shaped by its registry entry."""
     spec = FORMATS[fmt]
     agent_turn = one_call_each(AGENT_TURN) if spec.one_call_per_message else AGENT_TURN
+    agent_turn = _ids_for(fmt, agent_turn)
     found = {
         "plain_chat": RenderCase(PLAIN_CHAT, None, {}, True),
         "agent_turn": RenderCase(agent_turn, [WEATHER, SEARCH], {}, False),
@@ -150,6 +152,22 @@ def render_cases(fmt: str) -> dict[str, RenderCase]:
     if not spec.string_content_only:
         found["multimodal"] = RenderCase(_renderable(fmt, MULTIMODAL), None, {}, True)
     return found
+
+
+def _ids_for(fmt: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` with each call id and result id as the format's template takes one
+    (``call_id``: of the length it requires, Mistral v0.3's nine characters)."""
+    if FORMATS[fmt].call_id_length is None:
+        return messages
+    out = []
+    for message in messages:
+        message = dict(message)
+        if "tool_calls" in message:
+            message["tool_calls"] = [{**call, "id": call_id(fmt, call["id"])} for call in message["tool_calls"]]
+        if "tool_call_id" in message:
+            message["tool_call_id"] = call_id(fmt, message["tool_call_id"])
+        out.append(message)
+    return out
 
 
 def _renderable(fmt: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

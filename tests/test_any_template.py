@@ -158,8 +158,10 @@ def own_markers(fmt: str) -> list[str]:
     others = other_grammars_tokens(fmt)
     grammar = compiled(spec.grammar)
     # A call that opens with no marker (Llama 3's bare JSON object, CALL_OPEN a pattern) has
-    # none to count: the grammar's own markers alone tell it.
+    # none to count: the grammar's own markers alone tell it; where a marker opens the list the
+    # call stands in (CALLS_OPEN: Mistral v0.3's [TOOL_CALLS] before [{…}]), that one is its opener.
     opener = [text for text, name in grammar.markers.items() if name == "CALL_OPEN"]
+    opener = opener or [text for text, name in grammar.markers.items() if name == "CALLS_OPEN"]
     passed_in = {spec.bos_token, spec.eos_token}
     rest = [token for token in evidence(spec.grammar) if token not in others | passed_in | set(opener)]
     within = [token for token in rest if any(token in text for text in opener)]

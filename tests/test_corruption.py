@@ -402,6 +402,43 @@ def bare_string_value(fmt: str, text: str, draw: st.DrawFn) -> str | None:
     return text[:start] + inner + text[end:]
 
 
+def layout_in_a_call_list(fmt: str, text: str, draw: st.DrawFn) -> str | None:
+    """White space between the tokens of a list of calls (vLLM's Mistral tests write
+    ``[ {"name": …}]``): after the list's ``[`` or a ``,`` between two calls, where the grammar
+    reads the calls as a list (its ``LIST_OPEN`` and ``SEP`` patterns after ``CALLS_OPEN``)."""
+    opener = _text_of(fmt, "CALLS_OPEN")
+    if opener is None or not {"LIST_OPEN", "SEP"} <= set(compiled(FORMATS[fmt].grammar).patterns):
+        return None
+    at = _pick(draw, _list_places(text, text.find(opener) + len(opener)) if opener in text else [])
+    if at is None:
+        return None
+    return text[:at] + draw(st.sampled_from(["\n", " ", "\n  "])) + text[at:]
+
+
+def _list_places(text: str, at: int) -> list[int]:
+    """Where, in the JSON list that starts at ``at`` (after white space), its ``[`` and each
+    ``,`` between its items end (strings skipped)."""
+    at = len(text) - len(text[at:].lstrip())
+    if not text.startswith("[", at):
+        return []
+    places, depth, in_string, escaped = [at + 1], 0, False, False
+    for index in range(at, len(text)):
+        char = text[index]
+        if in_string:
+            in_string, escaped = (escaped or char != '"'), (not escaped and char == "\\")
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+            if depth == 0:
+                break
+        elif char == "," and depth == 1:
+            places.append(index + 1)
+    return places
+
+
 CATALOGUE: list[Corruption] = [
     layout_after_a_close,
     duplicated_call_close,
@@ -418,6 +455,7 @@ CATALOGUE: list[Corruption] = [
     string_close_left_out_before_the_brace,
     quote_token_for_a_literal_quote,
     bare_string_value,
+    layout_in_a_call_list,
 ]
 
 _REALISTIC_VALUES = {
@@ -492,7 +530,7 @@ def test_corrupted_completions_parse_to_the_original_message(fmt: str) -> None:
         case, text, applied = data.draw(corrupted(fmt), label="corrupted")
         c = codec.load(fmt)
         whole = c.parse(text, tools=TOOLS, id_factory=made_up_id, finish_reason="stop", **case.options)
-        assert with_ids_of(whole, case.expected, text) == case.expected, f"after {applied}"
+        assert with_ids_of(whole, case.expected, text, fmt) == case.expected, f"after {applied}"
         parser = c.stream(tools=TOOLS, id_factory=made_up_id, **case.options)
         for chunk in data.draw(chunkings(fmt, text), label="chunks"):
             parser.feed(chunk)

@@ -169,6 +169,8 @@ def test_a_stop_token_inside_an_unfinished_call_leaves_it_unfinished(fmt: str) -
 def test_another_calls_opener_inside_an_unfinished_call_leaves_it_unfinished(fmt: str) -> None:
     """The first call is cut inside its value and the second call follows whole: the first is
     kept apart, the second is a call."""
+    if "CALL_OPEN" in compiled(FORMATS[fmt].grammar).patterns:
+        pytest.skip("a call opens with a pattern (a `{`): inside an unfinished value it is text, and ends nothing")
     text = two_calls(fmt)
     opener = compiled(FORMATS[fmt].grammar).display("CALL_OPEN")
     second = text.rindex(opener)
@@ -268,7 +270,10 @@ def _seconds_for_white_space(fmt: str, size: int) -> float:
     wall time: on a busy machine a run longer than the scheduler's time slice is preempted and a
     short one is not, which made linear growth look quadratic under two test workers."""
     text = two_calls(fmt)
-    before = text[: text.index(compiled(FORMATS[fmt].grammar).display("CALL_OPEN"))]
+    grammar = compiled(FORMATS[fmt].grammar)
+    # Where a call opens with a pattern, the marker that opens the list it stands in (CALLS_OPEN).
+    opener = "CALLS_OPEN" if "CALL_OPEN" in grammar.patterns else "CALL_OPEN"
+    before = text[: text.index(grammar.display(opener))]
     best = float("inf")
     for _ in range(5):
         parser = codec.load(fmt).stream()
@@ -300,7 +305,10 @@ def test_diagnostics_are_capped(fmt: str) -> None:
     one no reply may start with: a call's closing marker, or where the format writes none (an
     implied closer), the one that opens a call's arguments."""
     grammar = compiled(FORMATS[fmt].grammar)
-    closer = grammar.display("CALL_ARGS" if "CALL_CLOSE" in grammar.implied else "CALL_CLOSE")
+    name = "CALL_ARGS" if "CALL_CLOSE" in grammar.implied else "CALL_CLOSE"
+    if name in grammar.patterns:  # a call closes with a pattern (Mistral v0.3's `}`): a turn's marker
+        name = FORMATS[fmt].turn_terminals[0]
+    closer = grammar.display(name)
     text = (closer + "x") * 3_000
     reply = codec.load(fmt).parse(text, limits=codec.Limits(max_diagnostics=50))
     assert len(reply.diagnostics) == 51

@@ -346,3 +346,19 @@ def test_an_object_given_whole_reads_as_given_character_by_character(text: str) 
         return _outcome(Run(chunks, schemas, max_depth=4))
 
     assert outcome([text]) == outcome(one_by_one(text))
+
+
+def test_a_named_key_counts_as_held_until_its_value_starts() -> None:
+    """The emitter writes a member's key with its value (``, "options": {``): until the value
+    starts, the key's characters are held, so a size limit that meters the text counts them
+    (else a one-character piece could write the whole key past the limit, and where the call
+    stops would depend on the chunking)."""
+    stream = JsonArgumentsStream(ArgumentsEmitter())
+    stream.feed('{"a": 1, "options":')
+    assert stream.held == len("options")
+    stream.feed(" ")
+    assert stream.held == len("options")
+    stream.feed("12")
+    assert stream.held == len("options") + 2  # a number is written whole, with its key
+    stream.feed(', "b": {')
+    assert stream.held == 0  # the value began: its key is written

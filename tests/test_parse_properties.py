@@ -155,7 +155,7 @@ def test_completion_round_trip(fmt: str) -> None:
     @given(case=completions(fmt))
     def check(case: Completion) -> None:
         reply = codec.load(fmt).parse(case.text, tools=TOOLS, strict=True, id_factory=made_up_id, **case.options)
-        assert with_ids_of(reply, case.expected, case.text) == case.expected
+        assert with_ids_of(reply, case.expected, case.text, fmt) == case.expected
 
     check()
 
@@ -299,6 +299,8 @@ def test_lenient_parse_keeps_every_word(fmt: str) -> None:
     diagnostic that reports it."""
     markers = _alternation(_markers(fmt))
     headers = _alternation(header_words(fmt))
+    # A call id written where a stream cannot read it is left out (FormatSpec.unread_call_id).
+    unread = re.compile(FORMATS[fmt].unread_call_id or "(?!)")
 
     @QUICK
     @given(case=_texts(fmt))
@@ -306,7 +308,7 @@ def test_lenient_parse_keeps_every_word(fmt: str) -> None:
         text, options = case
         _, parser = stream(fmt, [text], options)
         kept = kept_text(parser.message) + " ".join(d.message for d in parser.diagnostics).lower()
-        for word in WORD.findall(headers.sub(" ", markers.sub(" ", text))):
+        for word in WORD.findall(headers.sub(" ", markers.sub(" ", unread.sub(" ", text)))):
             assert word.lower() in kept, word
 
     check()

@@ -20,6 +20,7 @@ from codec.formats import glm
 from codec.models import AnyMessage
 from codec.registry import FORMATS
 from codec.strategies import RenderCase, special_token_texts
+from support.calls import call_id
 from support.reference import reference_render
 
 NOW = datetime(2026, 3, 14, 15, 9, 26)
@@ -30,12 +31,14 @@ STOP_TOKENS = [(fmt, token) for fmt in codec.formats() for token in FORMATS[fmt]
 QUOTE = '<|"|>'  # Gemma's string quote
 
 
-def conversation(**texts: str) -> list[dict[str, Any]]:
+def conversation(fmt: str | None = None, **texts: str) -> list[dict[str, Any]]:
     """system, user, an assistant turn with reasoning and a call, its result; any text can be
-    replaced by keyword (``user``, ``reasoning``, ``argument``, ``result``, ``name``)."""
+    replaced by keyword (``user``, ``reasoning``, ``argument``, ``result``, ``name``). ``fmt``:
+    the call's id as that format's template takes one (``call_id``)."""
     get = texts.get
+    own_id = call_id(fmt, "call_1") if fmt else "call_1"
     call = {
-        "id": "call_1",
+        "id": own_id,
         "type": "function",
         "function": {
             "name": get("name", "get_weather"),
@@ -51,7 +54,7 @@ def conversation(**texts: str) -> list[dict[str, Any]]:
             "reasoning": get("reasoning", "Look it up."),
             "tool_calls": [call],
         },
-        {"role": "tool", "tool_call_id": "call_1", "content": get("result", "18 C")},
+        {"role": "tool", "tool_call_id": own_id, "content": get("result", "18 C")},
     ]
 
 
@@ -70,7 +73,7 @@ def render(fmt: str, messages: Any, **kwargs: Any) -> str:
     ],
 )
 def test_special_token_refused(fmt: str, token: str, field: str, index: int, where: str) -> None:
-    messages = conversation(**{field: f"abc{token}def"})
+    messages = conversation(fmt, **{field: f"abc{token}def"})
     pattern = f"special token {re.escape(repr(token))} in {re.escape(where)} would be read as"
     with pytest.raises(codec.RenderError, match=pattern) as caught:
         render(fmt, messages)
@@ -94,7 +97,7 @@ def test_every_special_token_refused_in_user_text(fmt: str, data: st.DataObject)
 @pytest.mark.parametrize(("fmt", "token"), STOP_TOKENS)
 @pytest.mark.parametrize("field", ["user", "reasoning", "result", "argument"])
 def test_allow_special_tokens_renders_them_as_transformers_does(fmt: str, token: str, field: str) -> None:
-    messages = conversation(**{field: f"abc{token}def"})
+    messages = conversation(fmt, **{field: f"abc{token}def"})
     prompt = render(fmt, messages, allow_special_tokens=True)
     case = RenderCase(messages, None, {}, True)
     assert prompt == reference_render(fmt, case, NOW)
@@ -135,9 +138,9 @@ def test_special_token_in_tools_refused(fmt: str, token: str) -> None:
         },
     }
     with pytest.raises(codec.RenderError, match=r"in tools\[0\]\.function\.description") as caught:
-        render(fmt, conversation(), tools=[tool])
+        render(fmt, conversation(fmt), tools=[tool])
     assert (caught.value.message_index, caught.value.offset) == (None, 1)
-    render(fmt, conversation(), tools=[tool], allow_special_tokens=True)
+    render(fmt, conversation(fmt), tools=[tool], allow_special_tokens=True)
 
 
 @pytest.mark.parametrize("fmt", [name for name, spec in FORMATS.items() if spec.family is glm.FAMILY])
@@ -375,9 +378,9 @@ def test_models_and_dicts_render_alike(fmt: str) -> None:
         codec.UserMessage(content="Weather?"),
         codec.AssistantMessage(
             reasoning="Look.",
-            tool_calls=(codec.ToolCall(id="call_1", name="w", arguments={"city": "Paris"}),),
+            tool_calls=(codec.ToolCall(id=call_id(fmt, "call_1"), name="w", arguments={"city": "Paris"}),),
         ),
-        codec.ToolMessage(content="18 C", tool_call_id="call_1"),
+        codec.ToolMessage(content="18 C", tool_call_id=call_id(fmt, "call_1")),
     ]
     assert render(fmt, messages) == render(fmt, [m.to_openai() for m in messages])
 

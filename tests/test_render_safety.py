@@ -31,6 +31,7 @@ from codec.registry import FORMATS
 from codec.render import budget
 from codec.render.environment import _parsed
 from codec.render.values import MAX_DEPTH, json_value, plain, strings, strings_with_paths
+from support.calls import call_id
 from support.goldens import entries
 from support.rendering import load_case
 
@@ -47,14 +48,16 @@ def token_of(fmt: str) -> str:
     return next(token for token in tokens if not any(other in token for other in tokens if other != token))
 
 
-def call_turn(arguments: Any) -> list[dict[str, Any]]:
-    """A user message, an assistant call with ``arguments`` (message 2), its result."""
-    call = {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": arguments}}
+def call_turn(arguments: Any, fmt: str | None = None) -> list[dict[str, Any]]:
+    """A user message, an assistant call with ``arguments`` (message 2), its result (``fmt``:
+    the call's id as that format's template takes one)."""
+    own_id = call_id(fmt, "call_1") if fmt else "call_1"
+    call = {"id": own_id, "type": "function", "function": {"name": "get_weather", "arguments": arguments}}
     return [
         {"role": "system", "content": "Be brief."},
         USER,
         {"role": "assistant", "tool_calls": [call]},
-        {"role": "tool", "tool_call_id": "call_1", "content": "18 C"},
+        {"role": "tool", "tool_call_id": own_id, "content": "18 C"},
     ]
 
 
@@ -146,7 +149,7 @@ NOT_JSON = [
 @pytest.mark.parametrize("fmt", FORMATS_)
 def test_a_non_json_argument_is_refused_with_its_path(fmt: str, value: Any) -> None:
     """transformers would print ``"<date>"``: the caller's value would be lost without a word."""
-    messages = call_turn({"city": "Paris", "when": value})
+    messages = call_turn({"city": "Paris", "when": value}, fmt)
     pattern = rf"messages\[2\]\.tool_calls\[0\]\.function\.arguments\.when is .* \({type(value).__name__}\), not a JSON"
     with pytest.raises(codec.RenderError, match=pattern) as caught:
         codec.load(fmt).render(messages, now=NOW)
@@ -183,7 +186,7 @@ def test_values_that_become_json_still_render_as_transformers_gives_them(fmt: st
     rich = {"point": _Point(1, 2), "pair": (1, (2, 3)), "size": decimal.Decimal(1).as_integer_ratio()}
     as_json = json.loads(json.dumps({"point": {"x": 1, "y": 2}, "pair": [1, [2, 3]], "size": [1, 1]}))
     glm = codec.load(fmt)
-    assert glm.render(call_turn(rich), now=NOW) == glm.render(call_turn(as_json), now=NOW)
+    assert glm.render(call_turn(rich, fmt), now=NOW) == glm.render(call_turn(as_json, fmt), now=NOW)
 
 
 def test_media_payloads_keep_transformers_placeholders() -> None:
@@ -201,7 +204,7 @@ def test_media_payloads_keep_transformers_placeholders() -> None:
 @pytest.mark.parametrize("fmt", FORMATS_)
 def test_values_at_the_depth_limit_render_in_every_template(fmt: str) -> None:
     """Gemma's ``format_argument`` macro recurses once per level: the limit leaves it room."""
-    messages = call_turn({"deep": nested(MAX_DEPTH - 2)})  # the arguments object is one level
+    messages = call_turn({"deep": nested(MAX_DEPTH - 2)}, fmt)  # the arguments object is one level
     for renderer in (codec.load(fmt), user_template(fmt)):
         assert renderer.render(messages, now=NOW)
 
@@ -436,15 +439,17 @@ def test_a_budget_is_per_render_and_grows_with_the_conversation() -> None:
     assert [custom.render([USER], now=NOW) for _ in range(3)] == ["1"] * 3  # 1.8 million in all
 
 
-def long_conversation(turns: int) -> list[dict[str, Any]]:
-    """A system message and ``turns`` agent turns of four messages each."""
+def long_conversation(turns: int, fmt: str | None = None) -> list[dict[str, Any]]:
+    """A system message and ``turns`` agent turns of four messages each (``fmt``: the calls'
+    ids as that format's template takes them)."""
     messages: list[dict[str, Any]] = [{"role": "system", "content": "You are careful."}]
     for n in range(turns):
-        call = {"id": f"call_{n}", "type": "function", "function": {"name": "f", "arguments": {"q": n}}}
+        own_id = call_id(fmt, f"call_{n}") if fmt else f"call_{n}"
+        call = {"id": own_id, "type": "function", "function": {"name": "f", "arguments": {"q": n}}}
         messages += [
             {"role": "user", "content": f"Question {n}?"},
             {"role": "assistant", "reasoning_content": f"Think {n}.", "tool_calls": [call]},
-            {"role": "tool", "tool_call_id": f"call_{n}", "content": f"Result {n}."},
+            {"role": "tool", "tool_call_id": own_id, "content": f"Result {n}."},
             {"role": "assistant", "content": f"Answer {n}."},
         ]
     return messages
@@ -473,7 +478,7 @@ def test_a_long_conversation_renders_in_a_user_template(spent: list[budget.Budge
 @pytest.mark.parametrize("fmt", FORMATS_)
 def test_bundled_templates_stay_well_within_the_budget(fmt: str, spent: list[budget.Budget]) -> None:
     """Run as user templates, the bundled ones spend at most half of any budget."""
-    messages = long_conversation(50)
+    messages = long_conversation(50, fmt)
     assert user_template(fmt).render(messages, now=NOW) == codec.load(fmt).render(messages, now=NOW)
     used = spent[-1]
     assert used.loops < used.loop_limit / 2 and used.calls < used.call_limit / 2 and used.steps < used.step_limit / 2
@@ -491,7 +496,7 @@ def test_user_templates_render_the_goldens_like_the_bundled_ones(case: str, fmt:
 def test_bundled_templates_render_without_a_budget(spent: list[budget.Budget]) -> None:
     """codec's own templates are trusted code: they keep the fast path."""
     for fmt in FORMATS_:
-        codec.load(fmt).render(long_conversation(3), now=NOW)
+        codec.load(fmt).render(long_conversation(3, fmt), now=NOW)
     assert spent == []
     with pytest.raises(LookupError):
         budget.current()

@@ -25,6 +25,7 @@ from codec.cli import main
 from codec.engine import lalr
 from codec.events import ToolCallEnd
 from codec.registry import FORMATS
+from support.calls import call_id
 
 FORMAT_NAMES = codec.formats()
 BASH = [
@@ -312,10 +313,19 @@ _PROMPT_MESSAGES = [
 ]
 
 
+def _prompt_messages(fmt: str) -> list[dict[str, Any]]:
+    """``_PROMPT_MESSAGES`` with the call's id as the format's template takes one (``call_id``)."""
+    own = call_id(fmt, "call_0")
+    messages = [dict(message) for message in _PROMPT_MESSAGES]
+    messages[2]["tool_calls"] = [{**messages[2]["tool_calls"][0], "id": own}]
+    messages[3]["tool_call_id"] = own
+    return messages
+
+
 @pytest.mark.parametrize("name", FORMAT_NAMES)
 @given(data=st.data())
 def test_parse_prompt_raises_only_parse_error_on_mutated_prompts(name: str, data: st.DataObject) -> None:
-    prompt = codec.load(name).render(_PROMPT_MESSAGES, tools=NUMBERS, now="2026-01-31")
+    prompt = codec.load(name).render(_prompt_messages(name), tools=NUMBERS, now="2026-01-31")
     start = data.draw(st.integers(0, len(prompt)))
     end = data.draw(st.integers(start, min(len(prompt), start + 40)))
     insert = data.draw(

@@ -72,7 +72,15 @@ CALL = {fmt: _written(fmt, QUESTION_MESSAGES, _call_message(fmt)) for fmt in cod
 ANSWER = {
     fmt: _written(
         fmt,
-        [*QUESTION_MESSAGES, _call_message(fmt), {"role": "tool", "tool_call_id": "abcdefghi0", "content": RESULT}],
+        [
+            *QUESTION_MESSAGES,
+            _call_message(fmt),
+            {
+                "role": "tool",
+                "tool_call_id": strategies.call_id(fmt, "abcdefghi0", "get_weather", 0),
+                "content": RESULT,
+            },
+        ],
         {"role": "assistant", "content": ANSWER_TEXT},
     )
     for fmt in codec.formats()

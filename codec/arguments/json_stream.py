@@ -61,6 +61,11 @@ class _State(enum.Enum):
     DONE = "after the closing }: white space only"
 
 
+_AWAITING_VALUE = frozenset({_State.COLON, _State.VALUE, _State.LITERAL})
+"""Where a member's key is named and not yet written: until its value starts (a number or
+word is written whole, when it ends)."""
+
+
 # The states the per-chunk checks compare with, as plain names: an enum member's lookup through
 # its class costs several times a name's.
 _STRING = _State.STRING
@@ -88,6 +93,7 @@ class JsonArgumentsStream:
         self._state = _State.START
         self._stack: list[str] = []  # "{" or "[" per open container, the top-level object first
         self._key: list[str] = []
+        self._named = 0  # characters of the last key named, written only when its value starts
         self._pieces: list[str] = []  # decoded string text not yet given to the emitter
         self._escape = ""  # an escape cut off by the end of a chunk, from its backslash
         self._literal: list[str] = []
@@ -111,8 +117,10 @@ class JsonArgumentsStream:
     @property
     def held(self) -> int:
         """Characters of a key or a number or word read and not yet written (a fragment is
-        written when it ends)."""
-        return sum(map(len, self._key)) + sum(map(len, self._literal))
+        written when it ends), and of a key named whose value has not started (the emitter
+        writes it with the value: ``, "key": {``)."""
+        named = self._named if self._state in _AWAITING_VALUE and self._stack[-1:] == ["{"] else 0
+        return sum(map(len, self._key)) + sum(map(len, self._literal)) + named
 
     @property
     def closed(self) -> bool:
@@ -279,6 +287,7 @@ class JsonArgumentsStream:
             self._skip = len(self._stack)
             return
         self._emitter.key(key)
+        self._named = len(key)
         if len(self._stack) == 1:
             self._plain = is_plain_string(self._schema_for_key(key))
 

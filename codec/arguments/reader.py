@@ -81,6 +81,12 @@ class ArgumentContext:
     call_id: Callable[[], str] = lambda: ""
     """The id the model wrote for the call (``CALL_ID``), for a syntax that writes the name
     inside the id (Kimi K2's ``functions.NAME:0``): complete by the first argument token."""
+    end: Callable[[int], None] = lambda at: None
+    """``end(at)``: the call's text in its run of free text ends ``at`` characters into the
+    piece being read, for a syntax whose call ends where no marker stands (a call object in a
+    JSON list, ``[{…}, {…}]``): the engine ends the run there and lexes the rest of the piece
+    by the grammar again (the object's ``}``, the list's ``,``). The reader takes nothing of the
+    piece past ``at``."""
 
 
 class ArgumentReader(Protocol):

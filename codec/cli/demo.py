@@ -52,7 +52,10 @@ def show(out: TextIO, fmt: codec.Codec, case: DemoCase) -> None:
 
 
 def _stream(out: TextIO, fmt: codec.Codec, case: DemoCase) -> codec.AssistantMessage:
-    parser = fmt.stream(tools=TOOLS, id_factory=lambda i: f"call_{i}", **case.options)
+    length = fmt.spec.call_id_length  # ids of the length the template requires (Mistral v0.3's nine)
+    parser = fmt.stream(
+        tools=TOOLS, id_factory=lambda i: f"call_{i}" if length is None else f"call{i:0{length - 4}d}", **case.options
+    )
     text = case.completion
     events: list[codec.Event] = []
     for start in range(0, len(text), CHUNK):

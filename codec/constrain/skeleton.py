@@ -348,12 +348,30 @@ def emit(
 def _free_text(builder: Builder, grammar_file: str, markers: tuple[str, ...]) -> str:
     """Free text; where a call opens with no marker (Llama 3's bare object: ``CALL_OPEN`` a
     pattern), text that begins as the opener does is a call's, never free text: what would
-    separate the two is gone."""
+    separate the two is gone. So is text that begins as another opener the parser reads by
+    what follows it (an ``*_OPEN`` pattern that looks ahead: Mistral v0.3's list of calls
+    written without its ``[TOOL_CALLS]``, ``[{"name": …``)."""
     text = free_text(builder, markers)
-    opener = compiled(grammar_file).patterns.get("CALL_OPEN")
-    if opener is None or opener.first is None:
+    starts = _openings(grammar_file)
+    if not starts:
         return text
-    return builder.terminal("OPEN_TEXT", f"{builder.rules[text]} & ~{regex(opener.first.pattern + '(?s:.*)')}")
+    excluded = " & ".join(f"~{regex(start + '(?s:.*)')}" for start in starts)
+    return builder.terminal("OPEN_TEXT", f"{builder.rules[text]} & {excluded}")
+
+
+def _openings(grammar_file: str) -> tuple[str, ...]:
+    """The regexes of the text free text may not begin with (``_free_text``): the first
+    character of a pattern ``CALL_OPEN``, and each other ``*_OPEN`` pattern that looks ahead,
+    its look-ahead read as text."""
+    patterns = compiled(grammar_file).patterns
+    opener = patterns.get("CALL_OPEN")
+    starts = [opener.first.pattern] if opener is not None and opener.first is not None else []
+    starts += [
+        pattern.regex.pattern.replace("(?=", "(?:")
+        for name, pattern in patterns.items()
+        if name != "CALL_OPEN" and name.endswith("_OPEN") and pattern.body is not None
+    ]
+    return tuple(starts)
 
 
 def _marker(text: str, others: tuple[str, ...] = ()) -> str:

@@ -42,6 +42,7 @@ class MessageBuilder:
         self._lazy = not events  # nobody reads events (a whole parse): none is made, no long fragments
         self.limits = limits
         self.stop_request: tuple[str, str, int] | None = None  # (code, detail, at): end the open call here
+        self.run_end: int | None = None  # where the reader ended its run of free text (``ArgumentContext.end``)
         self._new_id = id_factory or random_call_id
         self._report = report
         self._arguments = arguments
@@ -143,6 +144,15 @@ class MessageBuilder:
         it, so that if the call is taken back its text comes back whole."""
         if self._call is not None and not self._call.started:
             self._call.raw.append(text)
+
+    def give_back(self, count: int) -> None:
+        """The last ``count`` characters the open call was given are not its (its reader ended
+        its run before them: ``ArgumentContext.end``): a call not yet announced keeps only its
+        own text, in case it is taken back."""
+        call = self._call
+        if call is not None and not call.started and count > 0:
+            raw = "".join(call.raw)
+            call.raw = [raw[:-count]]
 
     def stray(self, text: str) -> None:
         """Text the grammar has no place for: it stays visible, as content."""
@@ -279,6 +289,7 @@ class MessageBuilder:
                 parameters=lambda: call.parameters,
                 start=lambda name, at=0: self._named(call, name, at),
                 call_id=lambda: "".join(call.id_parts),
+                end=self._request_end,
             )
             call.arguments = self._arguments(context)
             if not call.started:
@@ -371,6 +382,9 @@ class MessageBuilder:
 
     def _request_stop(self, code: str, detail: str, at: int = 0) -> None:
         self.stop_request = (code, detail, at)
+
+    def _request_end(self, at: int) -> None:
+        self.run_end = at
 
     @property
     def calls_finished(self) -> int:

@@ -199,7 +199,10 @@ class StreamParser:
                     (self._run_handler or self._continue_run())(chunk)
                     if self._builder.stop_request is not None:
                         self._stop_call()
-                    if "\n" in chunk:
+                    if self._builder.run_end is not None:
+                        self._end_run(chunk)
+                        self._lex(final=False)
+                    elif "\n" in chunk:
                         self._position.advance(chunk)
                     else:  # ``advance`` without a line to count, written out
                         self._position.offset += len(chunk)
@@ -571,7 +574,7 @@ class StreamParser:
                 if found is None:
                     text, self._pending = self._pending, ""
                     self._feed(free, text)
-                    return
+                    continue  # pending again only where the run ended early (``_end_run``)
                 self._pending = self._pending[len(found[1]) :]
                 if not self._past_max_calls(found[0], found[1], accepted):
                     self._feed(*found)
@@ -911,7 +914,9 @@ class StreamParser:
         self._run_handler = None  # made when the run goes on past this token (_continue_run)
         if builder.stop_request is not None:
             self._stop_call()
-        if "\n" in text:
+        if builder.run_end is not None:
+            self._end_run(text)
+        elif "\n" in text:
             self._position.advance(text)
         else:  # ``advance`` without a line to count, written out: this runs once per token
             self._position.offset += len(text)
@@ -930,7 +935,10 @@ class StreamParser:
         (self._run_handler or self._continue_run())(text)
         if self._builder.stop_request is not None:
             self._stop_call()
-        self._position.advance(text)
+        if self._builder.run_end is not None:
+            self._end_run(text)
+        else:
+            self._position.advance(text)
 
     def _metered(self, text: str, feed: Callable[[str], None]) -> None:
         """Text of a call's run that may take its arguments past ``max_argument_chars``, fed in
@@ -943,6 +951,9 @@ class StreamParser:
             piece = text[start : start + max(1, room // LONGEST_ESCAPE)]
             start += len(piece)
             feed(piece)
+            if builder.run_end is not None:
+                self._end_run(text[start - len(piece) :])
+                return
             stopped = builder.stop_request is not None
             if stopped:
                 self._stop_call()
@@ -960,6 +971,18 @@ class StreamParser:
         run's text reaches the builder in between, so it answers as it would have at the start."""
         handler = self._run_handler = self._builder.run_handler(self._run or "")
         return handler
+
+    def _end_run(self, text: str) -> None:
+        """The call's reader ended its run of free text part way into ``text``, the piece it
+        was given (``ArgumentContext.end``: a call object in a JSON list ends at its ``}``, no
+        marker after it): the rest of the piece is lexed by the grammar again, before any text
+        still pending, and the run is over."""
+        at = self._builder.run_end or 0
+        self._builder.run_end = None
+        self._builder.give_back(len(text) - at)
+        self._run = self._run_handler = None
+        self._position.advance(text[:at])
+        self._pending = text[at:] + self._pending
 
     def _stop_call(self) -> None:
         """A limit was reached inside a call: it ends here, unfinished (not a call to run), and

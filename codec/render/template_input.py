@@ -73,11 +73,23 @@ def template_messages(
         raise RenderError(f"messages must be a list of messages, got {type(messages).__name__}")
     models = to_messages(messages)
     dicts = [_template_dict(model, index) for index, model in enumerate(models)]
+    for given, message in zip(messages, dicts, strict=True):
+        _function_order(given, message)
     if not developer_role:
         for message in dicts:
             if message["role"] == "developer":
                 message["role"] = "system"
     return models, dicts
+
+
+def _function_order(given: Any, message: dict[str, Any]) -> None:
+    """Each call's ``function`` members in the caller's order (the SDK dumps ``arguments`` first), as
+    transformers gives them: a template may write it whole (``tool_call.function|tojson``)."""
+    calls = given.get("tool_calls") if isinstance(given, Mapping) else None
+    for call, made in zip(calls if isinstance(calls, Sequence) else (), message.get("tool_calls", ()), strict=False):
+        function = call.get("function") if isinstance(call, Mapping) else None
+        if isinstance(function, Mapping) and set(function) >= set(made["function"]):
+            made["function"] = {key: made["function"][key] for key in function if key in made["function"]}
 
 
 def _template_dict(model: AnyMessage, index: int) -> dict[str, Any]:

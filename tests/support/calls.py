@@ -14,10 +14,10 @@ from datetime import datetime
 from typing import Any
 
 import codec
+from codec import strategies
 from codec.engine.grammar import compiled
 from codec.engine.scanner import MarkerScanner
 from codec.registry import FORMATS
-from codec.strategies import call_id
 from support.parsing import ids
 from test_prompt_roundtrip import completion_after
 
@@ -38,10 +38,19 @@ def tool(name: str, properties: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+CALL_ID = "abcdefghi0"
+
+
+def call_id(fmt: str, written: str = CALL_ID) -> str:
+    """``written`` as the format's template takes a call id: its end, or it padded with ``x``, of
+    the length it requires (``FormatSpec.call_id_length``: Mistral v0.3's raises on any other)."""
+    return written if (length := FORMATS[fmt].call_id_length) is None else written.ljust(length, "x")[-length:]
+
+
 def call_completion(fmt: str, tools: list[dict[str, Any]], name: str, arguments: dict[str, Any]) -> str:
     """The completion in which the model calls ``name`` with ``arguments`` (and writes nothing else)."""
     call = {
-        "id": call_id(fmt, "abcdefghi0", name, 0),
+        "id": strategies.call_id(fmt, "abcdefghi0", name, 0),
         "type": "function",
         "function": {"name": name, "arguments": arguments},
     }
@@ -92,6 +101,8 @@ def call_ends(fmt: str, text: str) -> list[tuple[int, int]]:
     writes none: its span is empty, where the call's text ends — at the next call's opener, a
     stop token, or the end of the text."""
     grammar = compiled(FORMATS[fmt].grammar)
+    if "CALL_CLOSE" in grammar.patterns:  # a call object's own `}` (Mistral v0.3's list of calls)
+        return _object_ends(fmt, text)
     if "CALL_CLOSE" not in grammar.implied:
         closer = grammar.display("CALL_CLOSE")
         found = [at.start() for at in re.finditer(re.escape(closer), text)]
@@ -104,3 +115,43 @@ def call_ends(fmt: str, text: str) -> list[tuple[int, int]]:
         stop = min((at for at in (text.find(s, start, following) for s in stops) if at >= 0), default=following)
         ends.append((stop, stop))
     return ends
+
+
+def _object_ends(fmt: str, text: str) -> list[tuple[int, int]]:
+    """Where the ``}`` of each call object starts and ends: from each match of the grammar's
+    ``CALL_OPEN`` pattern (an object's ``{``) to the bracket that closes it, strings skipped."""
+    opener = compiled(FORMATS[fmt].grammar).patterns["CALL_OPEN"].regex
+    ends: list[tuple[int, int]] = []
+    at = 0
+    while (found := opener.search(text, at)) is not None:
+        end = _closing(text, found.start())
+        if end is None:
+            break
+        ends.append((end - 1, end))
+        at = end
+    return ends
+
+
+def _closing(text: str, at: int) -> int | None:
+    """Just after the bracket that closes the one at ``at`` (``None``: it never closes)."""
+    depth, in_string, escaped = 0, False, False
+    for index in range(at, len(text)):
+        char = text[index]
+        if in_string:
+            in_string, escaped = (escaped or char != '"'), (not escaped and char == "\\")
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+    return None
+
+
+def without_unread_ids(fmt: str, text: str) -> str:
+    """``text`` with the call ids the format writes where a stream cannot read them left out
+    (``FormatSpec.unread_call_id``): the parse keeps the ids it made instead."""
+    pattern = FORMATS[fmt].unread_call_id
+    return text if pattern is None else re.sub(pattern, " ", text)
