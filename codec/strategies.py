@@ -17,20 +17,32 @@ rebuilding them per draw took most of a property's time.
 from __future__ import annotations
 
 import dataclasses
-import operator
-import re
-import string
 from datetime import datetime
 from functools import cache
-from typing import Any
 
 from hypothesis import strategies as st
 
+from codec._strategy_values import Json, arguments, json_values, names, reserved_tokens, texts, tools
 from codec.engine.grammar import special_tokens
 from codec.formats import ANY_TEXT
 from codec.registry import FORMATS
 
-Json = Any
+__all__ = [
+    "RenderCase",
+    "arguments",
+    "call_id",
+    "content",
+    "conversations",
+    "dates",
+    "json_values",
+    "option_names",
+    "options",
+    "render_cases",
+    "reserved_tokens",
+    "special_token_texts",
+    "texts",
+    "tools",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,132 +53,6 @@ class RenderCase:
     tools: list[dict[str, Json]] | None
     options: dict[str, Json]
     add_generation_prompt: bool
-
-
-@cache
-def reserved_tokens() -> tuple[str, ...]:
-    """Every special token of every bundled format, longest first."""
-    tokens = {token for spec in FORMATS.values() for token in special_tokens(spec.grammar)}
-    return tuple(sorted(tokens, key=len, reverse=True))
-
-
-@cache
-def _reserved_pattern() -> re.Pattern[str]:
-    return re.compile("|".join(map(re.escape, reserved_tokens())))
-
-
-def _clean(text: str) -> bool:
-    return _reserved_pattern().search(text) is None
-
-
-# Pieces that come close to markers without forming one, plus markup, JSON and whitespace traps.
-_FRAGMENTS = (
-    "<", ">", "|", "</", "<|", "|>", "<think", "think>", "<tool", "[gMASK", "<tools>", "</tools>",
-    '"', "'", "\\", "{", "}", "[", "]", ":", ",", "null", "true", "1e5", "call:", "<b>",
-    " ", "  ", "\t", "\n", "\n\n", "\r\n", "\r", "\u00a0", "\u2028", "\u3000", "\x00",
-    "é", "日本語", "🙂", "שלום", "\U0001d518", "e\u0301",
-)  # fmt: skip
-
-# glm-effort reads these control tags from message text (docs/formats.md: glm-effort extras).
-_CONTROL_FRAGMENTS = ("[regular]", "[vanilla]", "{REASON:low}", "{REASON:i3}", "[MODE:high]")
-
-
-@cache
-def texts(*, controls: bool = False, min_size: int = 0, max_size: int = 12) -> st.SearchStrategy[str]:
-    """Message text: words, marker-like pieces, unicode and whitespace, never a special token.
-
-    ``controls`` mixes in glm-effort's ``[regular]`` / ``{REASON:x}`` / ``[MODE:x]`` tags.
-    """
-    fragments = _FRAGMENTS + (_CONTROL_FRAGMENTS if controls else ())
-    piece = st.one_of(
-        st.text(st.characters(codec="utf-8"), min_size=1, max_size=6),
-        st.sampled_from(["hello", "the weather", "Paris", "42", "x"]),
-        st.sampled_from(fragments),
-    )
-    joined = st.lists(piece, min_size=min_size, max_size=max_size).map("".join)
-    return joined.filter(_clean)
-
-
-_NAME_HEAD = string.ascii_letters + "_"
-
-
-@cache
-def _names() -> st.SearchStrategy[str]:
-    # What ``[A-Za-z_][A-Za-z0-9_]{0,11}`` matches, drawn a character at a time (``from_regex``
-    # is several times slower, and names are drawn for every call and tool).
-    head = st.sampled_from(_NAME_HEAD)
-    return st.builds(operator.add, head, st.text(st.sampled_from(_NAME_HEAD + string.digits), max_size=11))
-
-
-@cache
-def _keys() -> st.SearchStrategy[str]:
-    odd = st.sampled_from(["a b", "Ünïcode", "UPPER", "lower", "x-y", "$ref", "a.b"])
-    return st.one_of(_names(), odd)
-
-
-@cache
-def json_values(*, max_leaves: int = 8) -> st.SearchStrategy[Json]:
-    """JSON values as arguments and tool results hold them: nested objects and arrays."""
-    scalars = st.one_of(
-        st.none(),
-        st.booleans(),
-        st.integers(-(10**12), 10**12),
-        st.floats(allow_nan=False, allow_infinity=False),
-        texts(max_size=5),
-    )
-    return st.recursive(
-        scalars,
-        lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_keys(), inner, max_size=3)),
-        max_leaves=max_leaves,
-    )
-
-
-@cache
-def arguments() -> st.SearchStrategy[dict[str, Json]]:
-    """A call's arguments: a JSON object (possibly empty)."""
-    return st.dictionaries(_keys(), json_values(), max_size=4)
-
-
-@st.composite
-def _schema(draw: st.DrawFn, depth: int = 0) -> dict[str, Json]:
-    kinds = ["string", "integer", "number", "boolean"] + (["array", "object"] if depth < 2 else [])
-    kind = draw(st.sampled_from(kinds))
-    schema: dict[str, Json] = {"type": kind}
-    if draw(st.booleans()):
-        schema["description"] = draw(texts(max_size=4))
-    if kind == "string" and draw(st.booleans()):
-        schema["enum"] = draw(st.lists(texts(min_size=1, max_size=3), min_size=1, max_size=3))
-    if kind == "array":
-        schema["items"] = draw(_schema(depth + 1))
-    if kind == "object":
-        properties = draw(st.dictionaries(_keys(), _schema(depth + 1), max_size=3))
-        schema["properties"] = properties
-        wants_required = draw(st.booleans())
-        if properties and wants_required:
-            schema["required"] = sorted(properties)[:1]
-    if draw(st.integers(0, 4)) == 0:
-        schema["nullable"] = True
-    if draw(st.integers(0, 6)) == 0:
-        schema["type"] = [kind, "null"]
-    return schema
-
-
-@st.composite
-def tools(draw: st.DrawFn) -> dict[str, Json]:
-    """A function tool in the OpenAI shape with a nested JSON-schema ``parameters`` object."""
-    properties = draw(st.dictionaries(_keys(), _schema(), max_size=4))
-    parameters: dict[str, Json] = {"type": "object", "properties": properties}
-    if properties:
-        parameters["required"] = draw(st.lists(st.sampled_from(sorted(properties)), unique=True))
-    function: dict[str, Json] = {"name": draw(_names()), "description": draw(texts(max_size=6))}
-    function["parameters"] = parameters
-    tool: dict[str, Json] = {"type": "function", "function": function}
-    extra = draw(st.integers(0, 9))
-    if extra == 0:
-        function["strict"] = True  # GLM leaves the key out
-    elif extra == 1:
-        function["defer_loading"] = draw(st.booleans())  # GLM leaves a deferred tool out
-    return tool
 
 
 _MEDIA_PARTS = (
@@ -195,7 +81,7 @@ def _calls(draw: st.DrawFn, next_id: list[int]) -> list[dict[str, Json]]:
     calls = []
     for _ in range(draw(st.integers(1, 3))):
         next_id[0] += 1
-        function = {"name": draw(_names()), "arguments": draw(arguments())}
+        function = {"name": draw(names()), "arguments": draw(arguments())}
         number = f"call{next_id[0]:0{next_id[1] - 4}d}" if next_id[1] else f"call_{next_id[0]}"
         calls.append({"id": number, "type": "function", "function": function})
     return calls
