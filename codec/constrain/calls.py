@@ -12,6 +12,7 @@ from typing import Any
 
 from codec.arguments.schema import kinds
 from codec.constrain.lark import MAX_NESTING, Builder, nested_deeper, regex, regex_escape, special_token
+from codec.constrain.values import Values, json_syntax
 from codec.engine.grammar import CompiledGrammar, compiled
 from codec.errors import CodecError
 
@@ -46,6 +47,14 @@ def object_schema(builder: Builder, tool: Tool) -> Mapping[str, Any]:
         builder.note("invalid_schema", name, "", "parameters that are not an object schema: any arguments")
         return {}
     return parameters
+
+
+def json_arguments(builder: Builder, tool: Tool, markers: tuple[str, ...]) -> str | None:
+    """The rule for a call's arguments written as ``arguments | tojson`` (the JSON families):
+    an object of the tool's parameters; ``None`` if no object satisfies the schema."""
+    name, _ = tool
+    parameters = object_schema(builder, tool)
+    return Values(builder, json_syntax(markers)(builder), name).object(parameters, parameters, "", 0)
 
 
 def name_fits(grammar_file: str, name: str, markers: tuple[str, ...]) -> bool:

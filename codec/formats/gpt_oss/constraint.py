@@ -4,9 +4,8 @@
 
 from __future__ import annotations
 
-from codec.constrain.calls import Tool, marker, object_schema
+from codec.constrain.calls import Tool, json_arguments, marker
 from codec.constrain.lark import Builder, literal
-from codec.constrain.values import Values, json_syntax
 from codec.engine.grammar import CompiledGrammar, compiled
 
 # The header words before the name, as the grammar spells them: ` to=functions.`.
@@ -21,9 +20,7 @@ def call(
     "<|call|>"``)."""
     grammar = compiled(grammar_file)
     name, _ = tool
-    parameters = object_schema(builder, tool)
-    values = Values(builder, json_syntax(markers)(builder), name)
-    arguments = values.object(parameters, parameters, "", 0)
+    arguments = json_arguments(builder, tool, markers)
     if arguments is None:
         return None
     recipient = " " + "".join(grammar.patterns[t].literal or "" for t in _RECIPIENT)

@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-from codec.constrain.calls import Tool, marker, object_schema
+from codec.constrain.calls import Tool, json_arguments, marker
 from codec.constrain.lark import Builder, literal, regex
-from codec.constrain.values import Values, json_syntax
 from codec.engine.grammar import compiled
 from codec.formats.kimi_k2.ids import PREFIX, SEPARATOR
 
@@ -17,9 +16,7 @@ def call(
     number (the template counts calls in the message)."""
     grammar = compiled(grammar_file)
     name, _ = tool
-    parameters = object_schema(builder, tool)
-    values = Values(builder, json_syntax(markers)(builder), name)
-    arguments = values.object(parameters, parameters, "", 0)
+    arguments = json_arguments(builder, tool, markers)
     if arguments is None:
         return None
     index = builder.terminal("CALL_INDEX", regex("[0-9]+"))

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from codec.constrain.calls import Tool, object_schema
+from codec.constrain.calls import Tool, json_arguments
 from codec.constrain.lark import Builder, literal
-from codec.constrain.values import Values, json_syntax
 
 
 def call(
@@ -13,9 +12,7 @@ def call(
     """``{"name": "NAME", "parameters": {JSON}}``, as the template writes it
     (``templates/llama3.jinja``); the ``<|eot_id|>`` after it ends the turn."""
     name, _ = tool
-    parameters = object_schema(builder, tool)
-    values = Values(builder, json_syntax(markers)(builder), name)
-    arguments = values.object(parameters, parameters, "", 0)
+    arguments = json_arguments(builder, tool, markers)
     if arguments is None:
         return None
     head, tail = literal('{"name": "'), literal('", "parameters": ')

@@ -4,9 +4,8 @@ from the grammar's turn)."""
 
 from __future__ import annotations
 
-from codec.constrain.calls import Tool, object_schema
+from codec.constrain.calls import Tool, json_arguments
 from codec.constrain.lark import Builder, literal, regex
-from codec.constrain.values import Values, json_syntax
 from codec.formats.mistral.ids import ID_LENGTH
 
 
@@ -17,9 +16,7 @@ def call(
     ``tool_call.function|tojson`` without its ``}``, then ``', "id": "' + tool_call.id + '"}'``,
     the id nine letters or digits (the template refuses another length)."""
     name, _ = tool
-    parameters = object_schema(builder, tool)
-    values = Values(builder, json_syntax(markers)(builder), name)
-    arguments = values.object(parameters, parameters, "", 0)
+    arguments = json_arguments(builder, tool, markers)
     if arguments is None:
         return None
     call_id = builder.terminal("CALL_ID", regex(f"[A-Za-z0-9]{{{ID_LENGTH}}}"))

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from codec.constrain.calls import Tool, marker, object_schema
+from codec.constrain.calls import Tool, json_arguments, marker
 from codec.constrain.lark import Builder, literal
-from codec.constrain.values import Values, json_syntax
 from codec.engine.grammar import compiled
 
 
@@ -15,9 +14,7 @@ def call(
     writes it (``templates/qwen3.jinja``)."""
     grammar = compiled(grammar_file)
     name, _ = tool
-    parameters = object_schema(builder, tool)
-    values = Values(builder, json_syntax(markers)(builder), name)
-    arguments = values.object(parameters, parameters, "", 0)
+    arguments = json_arguments(builder, tool, markers)
     if arguments is None:
         return None
     head, tail = literal('\n{"name": "'), literal('", "arguments": ')

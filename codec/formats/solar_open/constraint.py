@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-from codec.constrain.calls import Tool, marker, object_schema
+from codec.constrain.calls import Tool, json_arguments, marker
 from codec.constrain.lark import Builder, literal, regex
 from codec.constrain.skeleton import pattern_source
-from codec.constrain.values import Values, json_syntax
 from codec.engine.grammar import compiled
 
 
@@ -15,11 +14,9 @@ def call(
 ) -> str | None:
     grammar = compiled(grammar_file)
     name, _ = tool
-    parameters = object_schema(builder, tool)
     m = {t: marker(grammar, t) for t in ("CALL_OPEN", "CALL_NAME", "CALL_ARGS", "CALL_CLOSE")}
     call_id = builder.terminal("CALL_ID", regex(pattern_source(grammar_file, "CALL_ID")))
-    values = Values(builder, json_syntax(markers)(builder), name)
-    arguments = values.object(parameters, parameters, "", 0)
+    arguments = json_arguments(builder, tool, markers)
     if arguments is None:
         return None
     name_part = written or literal(name)
