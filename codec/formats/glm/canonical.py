@@ -6,12 +6,10 @@ its effort personas and control tags (the ``_effort_*`` rules).
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from codec._canonical import Draft, Rule, map_arguments, names_not_printed, tool_responses_not_printed
-from codec.arguments.schema import property_schema, tool_schema
 from codec.engine.grammar import compiled
 from codec.formats._prompt import content_of, media
 from codec.formats.glm.effort import (
@@ -20,7 +18,7 @@ from codec.formats.glm.effort import (
     effort_empty_last_turn,
     effort_options,
 )
-from codec.formats.glm.prompt import HIDDEN_TOOL, written_value
+from codec.formats.glm.prompt import HIDDEN_TOOL, retyped
 from codec.models import (
     AnyMessage,
     AssistantMessage,
@@ -183,16 +181,7 @@ def _arguments_as_written(draft: Draft) -> None:
 
     ``<arg_value>{{ v | tojson(ensure_ascii=False) if v is not string else v }}</arg_value>``
     """
-    map_arguments(draft, lambda call: _retyped(draft.tools, call))
-
-
-def _retyped(tools: list[dict[str, Any]], call: ToolCall) -> dict[str, Any]:
-    parameters = tool_schema(tools, call.name)
-    typed = {}
-    for key, value in call.arguments.items():
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        typed[key] = written_value(text, property_schema(parameters, key))
-    return typed
+    map_arguments(draft, lambda call: retyped(draft.tools, call))
 
 
 def _tool_result_order(draft: Draft) -> None:

@@ -210,6 +210,17 @@ def typed_arguments(tools: list[dict[str, Any]], name: str, pairs: list[tuple[st
     return {key: written_value(text, property_schema(parameters, key)) for key, text in pairs}
 
 
+def retyped(tools: list[dict[str, Any]], call: ToolCall) -> dict[str, Any]:
+    """A call's arguments as a prompt gives them back: each value written as the template
+    writes it (``v | tojson(ensure_ascii=False) if v is not string else v``: GLM's
+    ``<arg_value>``, GLM-4.5's, MiniMax-M2's ``<parameter>``) and typed again by the schema."""
+    pairs = [
+        (key, value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+        for key, value in call.arguments.items()
+    ]
+    return typed_arguments(tools, call.name, pairs)
+
+
 def written_value(text: str, schema: Any) -> Any:
     """What an ``<arg_value>`` text in a prompt stood for. The template writes a string raw and
     anything else with ``tojson``, whose output is canonical: text that reads as JSON but is not

@@ -8,16 +8,14 @@ Template lines are quoted from ``templates/glm45.jinja`` (``glm47.jinja`` where 
 
 from __future__ import annotations
 
-import json
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from codec._canonical import Draft, Rule, map_arguments, names_not_printed, number_calls, tool_responses_not_printed
-from codec.arguments.schema import property_schema, tool_schema
 from codec.engine.grammar import compiled
-from codec.formats.glm.prompt import written_value
+from codec.formats.glm.prompt import retyped
 from codec.formats.glm45.prompt import BLANK_THOUGHT, thinking_off_shown, without_suffix
-from codec.models import AssistantMessage, Content, SystemMessage, TextPart, ToolCall, ToolMessage, UserMessage
+from codec.models import AssistantMessage, Content, SystemMessage, TextPart, ToolMessage, UserMessage
 
 if TYPE_CHECKING:
     from codec.registry import FormatSpec
@@ -131,16 +129,7 @@ def _arguments_as_written(draft: Draft) -> None:
 
     ``<arg_value>{{ v | tojson(ensure_ascii=False) if v is not string else v }}</arg_value>``
     """
-    map_arguments(draft, lambda call: _retyped(draft.tools, call))
-
-
-def _retyped(tools: list[dict[str, Any]], call: ToolCall) -> dict[str, Any]:
-    parameters = tool_schema(tools, call.name)
-    typed = {}
-    for key, value in call.arguments.items():
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        typed[key] = written_value(text, property_schema(parameters, key))
-    return typed
+    map_arguments(draft, lambda call: retyped(draft.tools, call))
 
 
 def _stripped_keeping_blank_reasoning(draft: Draft) -> None:

@@ -6,15 +6,13 @@ share them (only their default system text differs: ``prompt.identity``).
 
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from codec._canonical import Draft, Rule, map_arguments, names_not_printed, number_calls, tool_responses_not_printed
-from codec.arguments.schema import property_schema, tool_schema
 from codec.engine.grammar import compiled
-from codec.formats.glm.prompt import written_value
+from codec.formats.glm.prompt import retyped
 from codec.formats.minimax_m2.prompt import identity
-from codec.models import AssistantMessage, SystemMessage, ToolCall, ToolMessage, UserMessage
+from codec.models import AssistantMessage, SystemMessage, ToolMessage, UserMessage
 
 if TYPE_CHECKING:
     from codec.registry import FormatSpec
@@ -140,16 +138,7 @@ def _arguments_as_written(draft: Draft) -> None:
 
     ``{{- v | tojson(ensure_ascii=False) if v is not string else v }}``
     """
-    map_arguments(draft, lambda call: _retyped(draft.tools, call))
-
-
-def _retyped(tools: list[dict[str, Any]], call: ToolCall) -> dict[str, Any]:
-    parameters = tool_schema(tools, call.name)
-    typed = {}
-    for key, value in call.arguments.items():
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        typed[key] = written_value(text, property_schema(parameters, key))
-    return typed
+    map_arguments(draft, lambda call: retyped(draft.tools, call))
 
 
 def _tool_result_names(draft: Draft) -> None:
