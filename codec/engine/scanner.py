@@ -34,7 +34,9 @@ class _Tables:
     # which the regex engine finds at C speed, where a set of them is tested position by position.
     common: re.Pattern[str]
     others: re.Pattern[str] | None  # the markers that start otherwise ([gMASK], "\n<channel|>")
-    grows: bool  # a marker is the beginning of a longer one (Qwen's "</think>" of "</think>\n\n")
+    # A marker may grow into a longer one: Qwen's "</think>" of "</think>\n\n"; with the text
+    # before it, "\n" + "</tool_response>" of "\n</tool_response>\n".
+    grows: bool
 
 
 @cache
@@ -59,7 +61,8 @@ def _tables(markers: tuple[tuple[str, str], ...]) -> _Tables:
         others=re.compile("|".join(re.escape(text) for text in texts if text[0] != most))
         if len(by_start) > 1
         else None,
-        grows=any(text[:i] in names for text in texts for i in range(1, len(text))),
+        # A marker, alone or after other text, is the beginning of a longer one.
+        grows=any(text[j:i] in names for text in texts for i in range(1, len(text)) for j in range(i)),
     )
 
 
@@ -126,15 +129,26 @@ class MarkerScanner:
         else:
             pieces, position = self._found(text, tables.starts.search(text))
         if tables.grows and pieces and pieces[-1][0] is not None:
-            start = position - len(pieces[-1][1])
-            if text[start:] in tables.prefixes:  # the marker may still grow into a longer one
-                pieces.pop()
-                position = start
+            position = self._growing(text, pieces, position)
         keep = self._held_back(text, position)
         if len(text) - keep > position:
             pieces.append((None, text[position : len(text) - keep]))
         self._held = text[len(text) - keep :]
         return pieces
+
+    def _growing(self, text: str, pieces: list[Piece], position: int) -> int:
+        """Where the text ends with a marker that may still grow into a longer one — alone
+        (Qwen's ``</think>`` of ``</think>\n\n``) or with the text before it (``\n`` and
+        ``</tool_response>`` of ``\n</tool_response>\n``) —, that marker and that text taken back
+        from ``pieces`` (the tail held back is then the longest that may grow); else
+        ``position`` as it was."""
+        start = position - len(pieces[-1][1])
+        before = start - len(pieces[-2][1]) if len(pieces) > 1 and pieces[-2][0] is None else start
+        first = max(before, len(text) - self._tables.longest + 1)
+        if not any(text[i:] in self._tables.prefixes for i in range(first, start + 1)):
+            return position
+        del pieces[-1 if before == start else -2 :]
+        return before
 
     def _split(self, text: str, splitter: re.Pattern[str]) -> tuple[list[Piece], int]:
         """The markers of ``text`` (those ``splitter`` knows) and the text before each; where the
