@@ -3,7 +3,9 @@
 For generated conversations (``codec.strategies``, the same strategies as the tests) it renders
 the prompt, parses it back and checks:
 
-- ``writes``: the template wrote something (an empty prompt would agree with any grammar);
+- ``writes``: the template wrote something (an empty prompt would agree with any grammar), unless
+  the format's rules keep nothing of the conversation (Intern-S1 writes no block for a lone empty
+  system message);
 - ``parses``: the prompt follows the format's grammar;
 - ``renders back``: rendering what was parsed gives the same prompt;
 - ``canonical``: what was parsed is ``canonical`` of the input, i.e. the template keeps what the
@@ -24,6 +26,7 @@ from typing import Any
 
 from codec.api import Codec
 from codec.errors import CodecError, ParseError, RenderError
+from codec.models import Conversation
 
 _CONTEXT = 30
 
@@ -108,6 +111,12 @@ def run(c: Codec, *, examples: int = 100, seed: int = 0, canonical: bool = True)
     return report
 
 
+def _kept(conversation: Conversation) -> bool:
+    """Whether a template should write anything for the canonical ``conversation``: a message,
+    or the generation prompt."""
+    return bool(conversation.messages) or conversation.add_generation_prompt
+
+
 def _check(c: Codec, case: Any, now: Any, canonical: bool, report: Report) -> None:
     arguments = {"tools": case.tools, "add_generation_prompt": case.add_generation_prompt, "now": now, **case.options}
     try:
@@ -116,7 +125,7 @@ def _check(c: Codec, case: Any, now: Any, canonical: bool, report: Report) -> No
         report.skipped += 1
         return
     report.examples += 1
-    if not prompt:
+    if not prompt and _kept(c.canonical(case.messages, **arguments)):
         raise Disagreement("writes", "the template wrote nothing for this conversation", case)
     try:
         parsed = c.parse_prompt(prompt)
