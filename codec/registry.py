@@ -29,6 +29,7 @@ from codec.formats import (
     glm45,
     gpt_oss,
     granite,
+    intern_s1,
     kimi_k2,
     llama3,
     minimax_m2,
@@ -598,6 +599,22 @@ FORMATS: dict[str, FormatSpec] = {
             turn_terminals=("START_ROLE",),
             content_after=("END_ROLE",),  # a turn's text follows its header: white space there is content
             test_options={"available_tools": ([], [_GRANITE_TOOL])},
+        ),
+        FormatSpec(
+            name="intern-s1",
+            template="intern_s1.jinja",
+            grammar=intern_s1.GRAMMAR,
+            family=intern_s1.FAMILY,
+            model_ids=("internlm/Intern-S1", "internlm/Intern-S1-mini"),
+            model_family="intern-s1",
+            stop_terminals=("IM_END", "END_OF_TEXT"),
+            examples=intern_s1.EXAMPLES,
+            demo=intern_s1.demo.INTERN_S1,
+            # The template never reads bos_token or eos_token: it writes <|im_end|> itself.
+            turn_terminals=("IM_START",),
+            content_after=("THINK_CLOSE",),  # `\n</think>\n` + content: white space there is content
+            test_options={"enable_thinking": _BOOLEANS},
+            golden_options={"enable_thinking": True},
         ),
     )
 }
