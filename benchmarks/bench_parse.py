@@ -47,6 +47,7 @@ FORMATS = (
     "minimax-m2",
     "mistral",
     "granite-4",
+    "intern-s1",
 )
 OPTIONS: dict[str, dict[str, Any]] = {"gemma4": {"enable_thinking": True}, "deepseek-v3-1": {"thinking": True}}
 NOW = datetime(2026, 1, 31)
@@ -286,6 +287,17 @@ def granite_completion(w: Workload) -> str:
     return f"{w.content}{gap}{calls}<|end_of_text|>"
 
 
+def intern_s1_completion(w: Workload) -> str:
+    # After the pre-opened <think>; content and the first call with nothing between, then '\n'.
+    calls = "\n".join(
+        "<|action_start|><|plugin|>\n"
+        + json.dumps({"name": c.name, "parameters": c.arguments}, ensure_ascii=False)
+        + "\n<|action_end|>"
+        for c in w.calls
+    )
+    return f"\n{w.reasoning}\n</think>\n{w.content}{calls}<|im_end|>"
+
+
 COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "glm": glm_completion,
     "solar-open": solar_completion,
@@ -298,6 +310,7 @@ COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "minimax-m2": minimax_m2_completion,
     "mistral": mistral_completion,
     "granite-4": granite_completion,
+    "intern-s1": intern_s1_completion,
 }
 
 
