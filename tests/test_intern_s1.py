@@ -56,7 +56,8 @@ def test_double_encoded_arguments_are_read_leniently() -> None:
 
 def test_a_call_inside_the_pre_opened_thought_is_a_call() -> None:
     reply = codec.load("intern-s1").parse("\nI will look it up.\n" + CALL, tools=TOOLS)
-    assert reply.reasoning == "I will look it up." and [call.name for call in reply.tool_calls] == ["get_weather"]
+    # The template writes nothing between text and a call: the new line before it is the model's.
+    assert reply.reasoning == "I will look it up.\n" and [call.name for call in reply.tool_calls] == ["get_weather"]
     assert [d.code for d in reply.diagnostics] == ["malformed"]
 
 
@@ -124,3 +125,18 @@ def test_the_bundled_template_is_told_by_its_hash_and_an_edited_copy_by_its_toke
     assert codec.detect(text).how == "hash"
     found = codec.detect(text + "\n")
     assert (found.format, found.how) == ("intern-s1", "tokens") and "<|action_start|>" in found.evidence
+
+
+def test_a_call_whose_closer_ends_the_output_is_finished_whole_and_streamed() -> None:
+    """A server strips <|im_end|>: the output ends with <|action_end|>, a whole marker the scanner
+    holds only because it may grow into its spelling with a new line (CALL_CLOSE__NL). It closes
+    the call; it is no cut marker."""
+    c = codec.load("intern-s1")
+    text = THOUGHT + CALL
+    whole = c.parse(text, tools=TOOLS, id_factory=ids)
+    assert [call.name for call in whole.tool_calls] == ["get_weather"] and whole.truncated_call is None
+    parser = c.stream(tools=TOOLS, id_factory=ids)
+    for char in text:
+        parser.feed(char)
+    parser.close()
+    assert parser.message == whole and not whole.diagnostics

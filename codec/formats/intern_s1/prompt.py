@@ -61,13 +61,11 @@ def _pieces(children: list[Any], *terminals: str) -> _Pieces:
 class _Tree(MediaRules):
     """One small method per rule of ``intern_s1.lark``'s prompt section."""
 
-    def thought(self, children: list[Any]) -> tuple[str, str, bool]:
-        return ("thought", text_of(children, "REASONING"), False)
+    def thought(self, children: list[Any]) -> tuple[str, str]:
+        return ("thought", text_of(children, "REASONING"))
 
-    def tool_call(self, children: list[Any]) -> tuple[str, str, bool]:
-        # Whether the opener was spelled with a new line (CALL_OPEN__NL): the separator between
-        # two calls, or the end of the content before the first.
-        return ("call", text_of(children, "CALL_HEAD", "CALL_JSON"), str(children[0]).startswith("\n"))
+    def tool_call(self, children: list[Any]) -> tuple[str, str]:
+        return ("call", text_of(children, "CALL_HEAD", "CALL_JSON"))
 
     def system(self, children: list[Any]) -> _Block:
         body = children[4:] if children[1].type == "TOOLS_ROLE" else children[2:]  # after the header
@@ -78,16 +76,9 @@ class _Tree(MediaRules):
 
     def assistant(self, children: list[Any]) -> _Block:
         parts = [c for c in children if isinstance(c, tuple)]
-        reasoning = next((text for kind, text, _ in parts if kind == "thought"), None)
-        calls = [(text, newline) for kind, text, newline in parts if kind == "call"]
-        pieces = _pieces(children, "CONTENT")
-        # Content never starts with a new line (``content.lstrip('\n')``): one before the first
-        # call is the content's only after some content, else the header's or the thought's.
-        first = next((at for at, c in enumerate(children) if isinstance(c, tuple) and c[0] == "call"), 0)
-        before = children[first - 1] if first else None
-        if first and children[first][2] and isinstance(before, Token) and before.type == "CONTENT":
-            pieces.append("\n")
-        return _Block("assistant", pieces, reasoning=reasoning or None, calls=[text for text, _ in calls])
+        reasoning = next((text for kind, text in parts if kind == "thought"), None)
+        calls = [text for kind, text in parts if kind == "call"]
+        return _Block("assistant", _pieces(children, "CONTENT"), reasoning=reasoning or None, calls=calls)
 
     def result(self, children: list[Any]) -> _Block:
         return _Block("result", _pieces(children, "RESULT_TEXT"))
