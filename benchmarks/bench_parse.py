@@ -52,6 +52,7 @@ FORMATS = (
     "granite-4-1",
     "kimi-k2-5",
     "deepseek-v3-2",
+    "intern-s1",
 )
 OPTIONS: dict[str, dict[str, Any]] = {
     "gemma4": {"enable_thinking": True},
@@ -329,6 +330,17 @@ def deepseek_v3_2_completion(w: Workload) -> str:
     return w.reasoning + token("THINK_CLOSE") + w.content + block + token("EOS")
 
 
+def intern_s1_completion(w: Workload) -> str:
+    # After the pre-opened <think>; content and the first call with nothing between, then '\n'.
+    calls = "\n".join(
+        "<|action_start|><|plugin|>\n"
+        + json.dumps({"name": c.name, "parameters": c.arguments}, ensure_ascii=False)
+        + "\n<|action_end|>"
+        for c in w.calls
+    )
+    return f"\n{w.reasoning}\n</think>\n{w.content}{calls}<|im_end|>"
+
+
 COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "glm": glm_completion,
     "solar-open": solar_completion,
@@ -345,6 +357,7 @@ COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "nemotron-3-nano": nemotron_completion,
     "granite-4-1": granite_completion,  # Granite 4.1 writes Granite 4.0's calls
     "deepseek-v3-2": deepseek_v3_2_completion,
+    "intern-s1": intern_s1_completion,
 }
 
 

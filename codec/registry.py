@@ -30,6 +30,7 @@ from codec.formats import (
     glm45,
     gpt_oss,
     granite,
+    intern_s1,
     kimi_k2,
     kimi_k2_5,
     llama3,
@@ -804,6 +805,22 @@ FORMATS: dict[str, FormatSpec] = {
             empty_tools_block=True,  # `[AVAILABLE_TOOLS] [[/AVAILABLE_TOOLS]`: the `]` is written after a tool
             system_in_user=True,  # `"[INST] " + system_message + "\n\n" + message["content"]`, the last user message
             unread_call_id=r',\s*"id"\s*:\s*"[^"]*"',  # `', "id": "' + tool_call.id + '"}'`: after the arguments
+        ),
+        FormatSpec(
+            name="intern-s1",
+            template="intern_s1.jinja",
+            grammar=intern_s1.GRAMMAR,
+            family=intern_s1.FAMILY,
+            model_ids=("internlm/Intern-S1", "internlm/Intern-S1-mini"),
+            model_family="intern-s1",
+            stop_terminals=("IM_END", "END_OF_TEXT"),
+            examples=intern_s1.EXAMPLES,
+            demo=intern_s1.demo.INTERN_S1,
+            # The template never reads bos_token or eos_token: it writes <|im_end|> itself.
+            turn_terminals=("IM_START",),
+            content_after=("THINK_CLOSE",),  # `\n</think>\n` + content: white space there is content
+            test_options={"enable_thinking": _BOOLEANS},
+            golden_options={"enable_thinking": True},
         ),
     )
 }

@@ -237,11 +237,13 @@ class StreamParser:
             held = self._scanner.close()  # the beginning of a marker, if the output ended in one
             if held:
                 self._pieces([])  # first, what waited for more text is decided without it
-            if held and self._builder.in_call and held[0][1].strip():
+            if held and self._builder.in_call and held[0][0] is None and held[0][1].strip():
                 # The output was cut inside a marker of an open call (``</arg_value><arg_k``):
                 # the call did not finish, whatever that marker was going to be. White space
                 # alone (the start of Qwen's ``\n<tool_call>``) is text of the call. Where the
-                # closer is implied, whole arguments did finish it, before the marker began.
+                # closer is implied, whole arguments did finish it, before the marker began. A
+                # whole marker held only because it may grow into a longer spelling (Intern-S1's
+                # ``<|action_end|>`` before its ``\n``) was written: it is read as it stands.
                 self._lex(final=True)
                 self._close_implied("$END")
                 self._end(cut_marker=held[0][1])
