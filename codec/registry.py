@@ -31,6 +31,7 @@ from codec.formats import (
     granite,
     kimi_k2,
     llama3,
+    llama4,
     minimax_m2,
     mistral,
     qwen3,
@@ -598,6 +599,36 @@ FORMATS: dict[str, FormatSpec] = {
             turn_terminals=("START_ROLE",),
             content_after=("END_ROLE",),  # a turn's text follows its header: white space there is content
             test_options={"available_tools": ([], [_GRANITE_TOOL])},
+        ),
+        FormatSpec(
+            name="llama-4",
+            template="llama4.jinja",
+            grammar=llama4.GRAMMAR,
+            family=llama4.FAMILY,
+            model_ids=(
+                "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+                "meta-llama/Llama-4-Maverick-17B-128E-Instruct",
+                "meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8",
+            ),
+            model_family="llama-4",
+            # <|eot|> ends a turn; <|eom|> ends one whose calls wait for their results.
+            stop_terminals=("EOT", "EOM"),
+            examples=llama4.EXAMPLES,
+            demo=llama4.demo.LLAMA_4,
+            bos_terminal="BOS",  # `{{- bos_token }}` opens the prompt
+            turn_terminals=("HEADER_OPEN",),
+            content_after=("HEADER_CLOSE", "PYTHON_START"),  # text follows them as written
+            # A list of parts: the system message keeps only its first part's text
+            # (`messages[0]['content'][0]['text']`), the first user message's `| trim` writes
+            # Python's repr of the list; only strings are tested.
+            string_content_only=True,
+            writes_reasoning=False,  # no line of the template reads reasoning
+            test_options={
+                "date_string": ("26 Jul 2024",),  # read, never written
+                "tools_in_user_message": _BOOLEANS,
+                "custom_tools": (llama4.CUSTOM_TOOLS,),
+            },
+            golden_options={"tools_in_user_message": False},
         ),
     )
 }
