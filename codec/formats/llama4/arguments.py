@@ -8,9 +8,8 @@ The grammar (``grammars/llama4.lark``) has split both into pattern tokens and ch
 order; the values are read by Gemma 4's token reader (``codec.formats.gemma4.arguments``), whose
 value syntax is the same tree: containers, quoted strings whose text streams, scalars typed by
 the tool's schema. Python's words (``True``, ``None``) are given to it as JSON's, and a string's
-escapes (``\\'``, ``\\n``, ``\\u00e9``) as the characters they stand for. The keyword call has
-no ``{`` of its own: its ``(`` is the call's opener, so the reader opens the arguments object
-itself before the first keyword.
+escapes (``\\'``, ``\\n``, ``\\u00e9``) as the characters they stand for. The keyword call's
+``(`` opens its arguments as ``{`` opens the object's; its ``)`` is the call's closer.
 """
 
 from __future__ import annotations
@@ -25,11 +24,14 @@ from codec.formats.gemma4.arguments import GemmaValues
 # This grammar's terminal, as Gemma's reader knows it: `=` is the colon of a keyword argument,
 # a string's quote (either) its quote token, its text (either) its text.
 _AS_GEMMA = {
+    "ARGS_OPEN": "BAD_PAREN_OPEN",
     "EQUALS": "BAD_EQUALS",
     "DQUOTE": "QUOTE",
     "SQUOTE": "QUOTE",
     "SQ_STRING_TEXT": "STRING_TEXT",
 }
+_OPENERS = frozenset({"ARGS_OPEN", "LBRACE", "LBRACKET"})
+_CLOSERS = frozenset({"RBRACE", "RBRACKET"})
 _WORDS = {"True": "true", "False": "false", "None": "null"}
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "0": "\0", "/": "/"}
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[\s\S])")
@@ -57,7 +59,7 @@ class PythonicCall:
     fed this grammar's tokens under Gemma's names."""
 
     terminals: ClassVar[frozenset[str]] = frozenset(
-        {"KEY", "EQUALS", "COLON", "COMMA", "LBRACE", "RBRACE", "LBRACKET", "RBRACKET", "NUMBER"}
+        {"ARGS_OPEN", "KEY", "EQUALS", "COLON", "COMMA", "LBRACE", "RBRACE", "LBRACKET", "RBRACKET", "NUMBER"}
         | {"TRUE", "FALSE", "NULL", "DQUOTE", "SQUOTE", "STRING_TEXT", "SQ_STRING_TEXT"}
     )
 
@@ -73,21 +75,41 @@ class PythonicCall:
             context.stop,
         )
         self._keywords = False  # the call is Python's `NAME(key=value, …)`, not the JSON object
+        self._depth = 0  # containers open, the arguments' own `(` or `{` included
+        self._position = 0  # the argument's position in a keyword call
+        self._named = False  # the argument at this position has its keyword (or its name)
 
     def name(self, written: str, terminal: str, inserted: bool) -> str:
         """The name as written: bare before the keyword call's ``(``; in the JSON object, in
         its quotes (``'{"name": "' + tool_call.function.name + '", '``: not escaped)."""
-        if terminal != "LBRACE":  # a keyword opens the call's arguments: they have no `{`
-            self._keywords = True
-            self._values.token("BAD_PAREN_OPEN", "")
+        self._keywords = terminal == "ARGS_OPEN"
         return written.strip().strip('"')
 
     def token(self, terminal: str, text: str, inserted: bool) -> None:
+        if self._keywords and self._depth == 1:
+            self._top_level(terminal)
+        self._depth += terminal in _OPENERS
+        self._depth -= terminal in _CLOSERS
         if terminal in ("STRING_TEXT", "SQ_STRING_TEXT"):
             text = unescape(text)
         elif terminal in ("TRUE", "FALSE", "NULL"):
             text = _WORDS.get(text, text)
         self._values.token(_AS_GEMMA.get(terminal, terminal), text, inserted)
+
+    def _top_level(self, terminal: str) -> None:
+        """A keyword call's argument with no keyword (``bad_positional``) is named after the
+        tool's parameter at its position, as Python binds it; a position past the schema's
+        parameters (or with no schema) keeps the position itself as the name."""
+        if terminal == "COMMA":
+            self._position, self._named = self._position + 1, False
+        elif terminal == "KEY":
+            self._named = True
+        elif not self._named:
+            self._named = True
+            parameters = self._context.parameters() or {}
+            names = list(parameters.get("properties") or {})
+            name = names[self._position] if self._position < len(names) else str(self._position)
+            self._values.token("KEY", name)
 
     @property
     def held(self) -> int:
