@@ -29,6 +29,9 @@ _AS_GEMMA = {
     "DQUOTE": "QUOTE",
     "SQUOTE": "QUOTE",
     "SQ_STRING_TEXT": "STRING_TEXT",
+    "PY_TRUE": "TRUE",
+    "PY_FALSE": "FALSE",
+    "PY_NONE": "NULL",
 }
 _OPENERS = frozenset({"ARGS_OPEN", "LBRACE", "LBRACKET"})
 _CLOSERS = frozenset({"RBRACE", "RBRACKET"})
@@ -60,7 +63,7 @@ class PythonicCall:
 
     terminals: ClassVar[frozenset[str]] = frozenset(
         {"ARGS_OPEN", "KEY", "EQUALS", "COLON", "COMMA", "LBRACE", "RBRACE", "LBRACKET", "RBRACKET", "NUMBER"}
-        | {"TRUE", "FALSE", "NULL", "DQUOTE", "SQUOTE", "STRING_TEXT", "SQ_STRING_TEXT"}
+        | {"TRUE", "FALSE", "NULL", "PY_TRUE", "PY_FALSE", "PY_NONE", "DQUOTE", "SQUOTE", "STRING_TEXT", "SQ_STRING_TEXT"}
     )
 
     def __init__(self, context: ArgumentContext) -> None:
@@ -92,7 +95,7 @@ class PythonicCall:
         self._depth -= terminal in _CLOSERS
         if terminal in ("STRING_TEXT", "SQ_STRING_TEXT"):
             text = unescape(text)
-        elif terminal in ("TRUE", "FALSE", "NULL"):
+        elif terminal in ("PY_TRUE", "PY_FALSE", "PY_NONE"):
             text = _WORDS.get(text, text)
         self._values.token(_AS_GEMMA.get(terminal, terminal), text, inserted)
 
