@@ -53,7 +53,7 @@ class _Tree(Transformer[Token, Any]):
     """One small method per rule of ``llama4.lark``'s prompt section."""
 
     def tool_call(self, children: list[Any]) -> tuple[str, str]:
-        name = next(str(c) for c in children if isinstance(c, Token) and c.type == "FUNC_NAME")
+        name = next(str(c) for c in children if isinstance(c, Token) and c.type == "TOOL_NAME")
         body = next(c for c in children if isinstance(c, Tree))
         return (name[1:-1], _tokens(body))
 
