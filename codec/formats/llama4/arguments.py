@@ -63,7 +63,8 @@ class PythonicCall:
 
     terminals: ClassVar[frozenset[str]] = frozenset(
         {"ARGS_OPEN", "KEY", "EQUALS", "COLON", "COMMA", "LBRACE", "RBRACE", "LBRACKET", "RBRACKET", "NUMBER"}
-        | {"TRUE", "FALSE", "NULL", "PY_TRUE", "PY_FALSE", "PY_NONE", "DQUOTE", "SQUOTE", "STRING_TEXT", "SQ_STRING_TEXT"}
+        | {"TRUE", "FALSE", "NULL", "PY_TRUE", "PY_FALSE", "PY_NONE"}
+        | {"DQUOTE", "SQUOTE", "STRING_TEXT", "SQ_STRING_TEXT"}
     )
 
     def __init__(self, context: ArgumentContext) -> None:

@@ -4,7 +4,7 @@ What the prompt shows, literally::
 
     <|begin_of_text|><|header_start|>system<|header_end|>\\n\\nEnvironment: ipython\\nS<|eot|>
     <|header_start|>user<|header_end|>\\n\\nGiven the following functions, …\\n\\n{tool}\\n\\nU<|eot|>
-    <|header_start|>assistant<|header_end|>\\n\\n<|python_start|>text<|python_end|>{"name": "f", "parameters": {…}}<|eot|>
+    <|header_start|>assistant<|header_end|>\\n\\n<|python_start|>text<|python_end|>{"name": "f", …}<|eot|>
     <|header_start|>ipython<|header_end|>\\n\\n"result"<|eot|>
     <|header_start|>assistant<|header_end|>\\n\\n
 
