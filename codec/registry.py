@@ -106,8 +106,13 @@ class FormatSpec:
 
     @property
     def stop_tokens(self) -> tuple[str, ...]:
-        """The strings generation stops at (servers usually strip them from the output)."""
-        return tuple(self._token(name) for name in self.stop_terminals)
+        """The strings generation stops at (servers usually strip them from the output): each
+        stop terminal's marker, then every other spelling of one that is a special token of its
+        own (Llama 3's ``<|eom_id|>``, read as ``<|eot_id|>``: it ends a turn too)."""
+        own = tuple(self._token(name) for name in self.stop_terminals)
+        grammar = compiled(self.grammar)
+        spelled = (token for token in grammar.special_tokens if grammar.scanned[token] in self.stop_terminals)
+        return own + tuple(token for token in spelled if token not in own)
 
     @property
     def bos_token(self) -> str | None:
@@ -490,7 +495,7 @@ FORMATS: dict[str, FormatSpec] = {
                 "meta-llama/Llama-3.3-70B-Instruct",
             ),
             model_family="llama-3",
-            stop_terminals=("CALL_CLOSE",),  # <|eot_id|>, which ends a call too (<|eom_id|> is read as it)
+            stop_terminals=("CALL_CLOSE",),  # <|eot_id|>, which ends a call too; its spelling <|eom_id|> stops too
             examples=llama3.EXAMPLES,
             demo=llama3.demo.LLAMA_3,
             bos_terminal="BOS",  # `{{- bos_token }}` opens the prompt
@@ -514,7 +519,7 @@ FORMATS: dict[str, FormatSpec] = {
             family=llama3.FAMILY,
             model_ids=("meta-llama/Llama-3.2-1B-Instruct", "meta-llama/Llama-3.2-3B-Instruct"),
             model_family="llama-3.2",
-            stop_terminals=("CALL_CLOSE",),  # <|eot_id|>; this template writes no <|eom_id|>
+            stop_terminals=("CALL_CLOSE",),  # <|eot_id|> (and <|eom_id|>, which this template never writes)
             examples=llama3.EXAMPLES,
             demo=llama3.demo.LLAMA_3_2,
             bos_terminal="BOS",
