@@ -33,6 +33,7 @@ from codec.formats import (
     kimi_k2,
     kimi_k2_5,
     llama3,
+    llama4,
     minimax_m2,
     mistral,
     mistral_v0_3,
@@ -160,8 +161,13 @@ class FormatSpec:
 
     @property
     def stop_tokens(self) -> tuple[str, ...]:
-        """The strings generation stops at (servers usually strip them from the output)."""
-        return tuple(self._token(name) for name in self.stop_terminals)
+        """The strings generation stops at (servers usually strip them from the output): each
+        stop terminal's marker, then every other spelling of one that is a special token of its
+        own (Llama 3's ``<|eom_id|>``, read as ``<|eot_id|>``: it ends a turn too)."""
+        own = tuple(self._token(name) for name in self.stop_terminals)
+        grammar = compiled(self.grammar)
+        spelled = (token for token in grammar.special_tokens if grammar.scanned[token] in self.stop_terminals)
+        return own + tuple(token for token in spelled if token not in own)
 
     @property
     def bos_token(self) -> str | None:
@@ -598,7 +604,7 @@ FORMATS: dict[str, FormatSpec] = {
                 "meta-llama/Llama-3.3-70B-Instruct",
             ),
             model_family="llama-3",
-            stop_terminals=("CALL_CLOSE",),  # <|eot_id|>, which ends a call too (<|eom_id|> is read as it)
+            stop_terminals=("CALL_CLOSE",),  # <|eot_id|>, which ends a call too; its spelling <|eom_id|> stops too
             examples=llama3.EXAMPLES,
             demo=llama3.demo.LLAMA_3,
             bos_terminal="BOS",  # `{{- bos_token }}` opens the prompt
@@ -622,7 +628,7 @@ FORMATS: dict[str, FormatSpec] = {
             family=llama3.FAMILY,
             model_ids=("meta-llama/Llama-3.2-1B-Instruct", "meta-llama/Llama-3.2-3B-Instruct"),
             model_family="llama-3.2",
-            stop_terminals=("CALL_CLOSE",),  # <|eot_id|>; this template writes no <|eom_id|>
+            stop_terminals=("CALL_CLOSE",),  # <|eot_id|> (and <|eom_id|>, which this template never writes)
             examples=llama3.EXAMPLES,
             demo=llama3.demo.LLAMA_3_2,
             bos_terminal="BOS",
@@ -799,6 +805,36 @@ FORMATS: dict[str, FormatSpec] = {
             empty_tools_block=True,  # `[AVAILABLE_TOOLS] [[/AVAILABLE_TOOLS]`: the `]` is written after a tool
             system_in_user=True,  # `"[INST] " + system_message + "\n\n" + message["content"]`, the last user message
             unread_call_id=r',\s*"id"\s*:\s*"[^"]*"',  # `', "id": "' + tool_call.id + '"}'`: after the arguments
+        ),
+        FormatSpec(
+            name="llama-4",
+            template="llama4.jinja",
+            grammar=llama4.GRAMMAR,
+            family=llama4.FAMILY,
+            model_ids=(
+                "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+                "meta-llama/Llama-4-Maverick-17B-128E-Instruct",
+                "meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8",
+            ),
+            model_family="llama-4",
+            # <|eot|> ends a turn; <|eom|> ends one whose calls wait for their results.
+            stop_terminals=("EOT", "EOM"),
+            examples=llama4.EXAMPLES,
+            demo=llama4.demo.LLAMA_4,
+            bos_terminal="BOS",  # `{{- bos_token }}` opens the prompt
+            turn_terminals=("HEADER_OPEN",),
+            content_after=("HEADER_CLOSE", "PYTHON_START"),  # text follows them as written
+            # A list of parts: the system message keeps only its first part's text
+            # (`messages[0]['content'][0]['text']`), the first user message's `| trim` writes
+            # Python's repr of the list; only strings are tested.
+            string_content_only=True,
+            writes_reasoning=False,  # no line of the template reads reasoning
+            test_options={
+                "date_string": ("26 Jul 2024",),  # read, never written
+                "tools_in_user_message": _BOOLEANS,
+                "custom_tools": (llama4.CUSTOM_TOOLS,),
+            },
+            golden_options={"tools_in_user_message": False},
         ),
     )
 }

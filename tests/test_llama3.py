@@ -223,3 +223,11 @@ def test_too_many_calls_past_the_limit_are_text() -> None:
     reply = _llama().parse(text, tools=TOOLS, limits=codec.Limits(max_calls=1))
     assert len(reply.tool_calls) == 1 and "too_many_calls" in [d.code for d in reply.diagnostics]
     assert "Paris" in (reply.content or "")
+
+
+def test_eom_is_a_stop_token_as_well_as_eot() -> None:
+    """``<|eom_id|>`` ends a turn whose call waits for its result (the template writes it after a
+    built-in call, ``{{- "<|eom_id|>" }}``): a server must stop there too."""
+    assert _llama().stop_tokens == (EOT, EOM)
+    assert codec.load("llama-3-2").stop_tokens == (EOT, EOM)
+    assert _parse(CALL + EOM).finish_reason == "tool_calls"
