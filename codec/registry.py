@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from codec.engine.grammar import compiled
+from codec.engine.stream import PATTERN_BUFFER_LIMIT
 from codec.errors import CodecError, UnknownFormatError
 from codec.formats import (
     ANY_TEXT,
@@ -108,6 +109,12 @@ class FormatSpec:
     template writes it where a stream cannot read it (Mistral v0.3's ``, "id": "…"`` after the
     arguments: the call is announced, and its arguments stream, before the id comes); such a
     call keeps the id codec makes (``Family.new_id``), and the written one is left out.
+    ``string_lag``: the most characters of a string argument a stream holds back before it
+    sends them, where the format's values are pattern tokens (Llama 4's Python calls): a
+    string's text is one token, decided at its closing quote or once the pattern buffer
+    (``PATTERN_BUFFER_LIMIT``) is full, so a long string streams in pieces of that size; the
+    call's name, a pattern token too, is out once a few characters follow it. ``0``: a
+    string's text goes out as it arrives.
     """
 
     name: str
@@ -145,6 +152,7 @@ class FormatSpec:
     empty_tools_block: bool = False
     system_in_user: bool = False
     unread_call_id: str | None = None
+    string_lag: int = 0
 
     @property
     def call_enders(self) -> frozenset[str]:
@@ -835,6 +843,8 @@ FORMATS: dict[str, FormatSpec] = {
                 "custom_tools": (llama4.CUSTOM_TOOLS,),
             },
             golden_options={"tools_in_user_message": False},
+            # `STRING_TEXT: /(?:[^"\\]|\\[\s\S])+/`, a pattern: a string is out at its quote or 1 KB.
+            string_lag=PATTERN_BUFFER_LIMIT,
         ),
     )
 }
