@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from codec.engine.grammar import compiled
+from codec.engine.stream import PATTERN_BUFFER_LIMIT
 from codec.errors import CodecError, UnknownFormatError
 from codec.formats import (
     ANY_TEXT,
@@ -34,6 +35,7 @@ from codec.formats import (
     kimi_k2,
     kimi_k2_5,
     llama3,
+    llama4,
     minimax_m2,
     mistral,
     mistral_v0_3,
@@ -108,6 +110,12 @@ class FormatSpec:
     template writes it where a stream cannot read it (Mistral v0.3's ``, "id": "…"`` after the
     arguments: the call is announced, and its arguments stream, before the id comes); such a
     call keeps the id codec makes (``Family.new_id``), and the written one is left out.
+    ``string_lag``: the most characters of a string argument a stream holds back before it
+    sends them, where the format's values are pattern tokens (Llama 4's Python calls): a
+    string's text is one token, decided at its closing quote or once the pattern buffer
+    (``PATTERN_BUFFER_LIMIT``) is full, so a long string streams in pieces of that size; the
+    call's name, a pattern token too, is out once a few characters follow it. ``0``: a
+    string's text goes out as it arrives.
     """
 
     name: str
@@ -145,6 +153,7 @@ class FormatSpec:
     empty_tools_block: bool = False
     system_in_user: bool = False
     unread_call_id: str | None = None
+    string_lag: int = 0
 
     @property
     def call_enders(self) -> frozenset[str]:
@@ -821,6 +830,38 @@ FORMATS: dict[str, FormatSpec] = {
             content_after=("THINK_CLOSE",),  # `\n</think>\n` + content: white space there is content
             test_options={"enable_thinking": _BOOLEANS},
             golden_options={"enable_thinking": True},
+        ),
+        FormatSpec(
+            name="llama-4",
+            template="llama4.jinja",
+            grammar=llama4.GRAMMAR,
+            family=llama4.FAMILY,
+            model_ids=(
+                "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+                "meta-llama/Llama-4-Maverick-17B-128E-Instruct",
+                "meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8",
+            ),
+            model_family="llama-4",
+            # <|eot|> ends a turn; <|eom|> ends one whose calls wait for their results.
+            stop_terminals=("EOT", "EOM"),
+            examples=llama4.EXAMPLES,
+            demo=llama4.demo.LLAMA_4,
+            bos_terminal="BOS",  # `{{- bos_token }}` opens the prompt
+            turn_terminals=("HEADER_OPEN",),
+            content_after=("HEADER_CLOSE", "PYTHON_START"),  # text follows them as written
+            # A list of parts: the system message keeps only its first part's text
+            # (`messages[0]['content'][0]['text']`), the first user message's `| trim` writes
+            # Python's repr of the list; only strings are tested.
+            string_content_only=True,
+            writes_reasoning=False,  # no line of the template reads reasoning
+            test_options={
+                "date_string": ("26 Jul 2024",),  # read, never written
+                "tools_in_user_message": _BOOLEANS,
+                "custom_tools": (llama4.CUSTOM_TOOLS,),
+            },
+            golden_options={"tools_in_user_message": False},
+            # `STRING_TEXT: /(?:[^"\\]|\\[\s\S])+/`, a pattern: a string is out at its quote or 1 KB.
+            string_lag=PATTERN_BUFFER_LIMIT,
         ),
     )
 }

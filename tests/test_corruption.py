@@ -439,6 +439,26 @@ def _list_places(text: str, at: int) -> list[int]:
     return places
 
 
+def layout_between_calls(fmt: str, text: str, draw: st.DrawFn) -> str | None:
+    """White space after a call that closes with a pattern (no marker ``layout_after_a_close``
+    sees: Llama 4's JSON object's ``}``), where the next call's opener, a stop marker or the end
+    follows: the models separate calls with new lines or spaces."""
+    grammar = compiled(FORMATS[fmt].grammar)
+    if "CALL_CLOSE" not in grammar.patterns:
+        return None
+    opener = grammar.patterns["CALL_OPEN"].regex
+    stops = {_text_of(fmt, name) for name in FORMATS[fmt].stop_terminals} - {None}
+    places = [
+        end
+        for _, end in call_ends(fmt, text)
+        if end == len(text) or opener.match(text, end) or any(text.startswith(stop, end) for stop in stops if stop)
+    ]
+    at = _pick(draw, places)
+    if at is None:
+        return None
+    return text[:at] + draw(st.sampled_from(["\n", "\n\n", " ", "\r\n"])) + text[at:]
+
+
 CATALOGUE: list[Corruption] = [
     layout_after_a_close,
     duplicated_call_close,
@@ -456,6 +476,7 @@ CATALOGUE: list[Corruption] = [
     quote_token_for_a_literal_quote,
     bare_string_value,
     layout_in_a_call_list,
+    layout_between_calls,
 ]
 
 _REALISTIC_VALUES = {

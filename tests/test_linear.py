@@ -58,8 +58,14 @@ def _whole_parse_seconds(fmt: str, calls: int) -> float:
     grammar = compiled(FORMATS[fmt].grammar)
     pattern = grammar.patterns.get("CALL_OPEN")  # a call with no opening marker (Llama 3's `{`)
     start = pattern.first.search(two).start() if pattern and pattern.first else two.index(grammar.display("CALL_OPEN"))  # type: ignore[union-attr]
-    end = call_ends(fmt, two)[-1][1]
-    text = two[:start] + two[start:end] * (calls // 2) + two[end:]  # the two calls, repeated
+    ends = call_ends(fmt, two)
+    end = ends[-1][1]
+    if pattern and len({m.group() for m in pattern.regex.finditer(two)}) > 1:
+        # The first call's opener is not the others' (Llama 4's list: `[` before the first call,
+        # `,` before each other one): the second call, from the first one's end, repeated.
+        text = two[:end] + two[ends[0][1] : end] * (calls - 2) + two[end:]
+    else:
+        text = two[:start] + two[start:end] * (calls // 2) + two[end:]  # the two calls, repeated
     c = codec.load(fmt)
     best = float("inf")
     for _ in range(3):

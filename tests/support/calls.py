@@ -118,13 +118,18 @@ def call_ends(fmt: str, text: str) -> list[tuple[int, int]]:
 
 
 def _object_ends(fmt: str, text: str) -> list[tuple[int, int]]:
-    """Where the ``}`` of each call object starts and ends: from each match of the grammar's
-    ``CALL_OPEN`` pattern (an object's ``{``) to the bracket that closes it, strings skipped."""
-    opener = compiled(FORMATS[fmt].grammar).patterns["CALL_OPEN"].regex
+    """Where the bracket that closes each call starts and ends: from each match of the grammar's
+    ``CALL_OPEN`` pattern to the bracket that closes the call (strings skipped). The opener's
+    own bracket counts where ``CALL_CLOSE`` closes it (Mistral v0.3's object ``{``); where it
+    does not (Llama 4's list ``[`` or the ``,`` before a later call, ``[f(x=1), g()]``), the
+    call is what follows it, and ends at the bracket that closes its first one (the ``)``)."""
+    grammar = compiled(FORMATS[fmt].grammar)
+    opener, closer = grammar.patterns["CALL_OPEN"].regex, grammar.patterns["CALL_CLOSE"].regex
     ends: list[tuple[int, int]] = []
     at = 0
     while (found := opener.search(text, at)) is not None:
-        end = _closing(text, found.start())
+        own = closer.fullmatch(_PAIRS.get(found.group()[:1], "")) is not None
+        end = _closing(text, found.start() if own else found.end())
         if end is None:
             break
         ends.append((end - 1, end))
@@ -132,18 +137,22 @@ def _object_ends(fmt: str, text: str) -> list[tuple[int, int]]:
     return ends
 
 
+_PAIRS = {"{": "}", "[": "]", "(": ")"}
+
+
 def _closing(text: str, at: int) -> int | None:
-    """Just after the bracket that closes the one at ``at`` (``None``: it never closes)."""
-    depth, in_string, escaped = 0, False, False
+    """Just after the bracket that closes the first one at or after ``at`` (``None``: it never
+    closes); strings in JSON's or Python's quotes skipped."""
+    depth, quote, escaped = 0, "", False
     for index in range(at, len(text)):
         char = text[index]
-        if in_string:
-            in_string, escaped = (escaped or char != '"'), (not escaped and char == "\\")
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
+        if quote:
+            quote, escaped = ("" if char == quote and not escaped else quote), (not escaped and char == "\\")
+        elif char in "\"'":
+            quote = char
+        elif char in "[{(":
             depth += 1
-        elif char in "]}":
+        elif char in "]})":
             depth -= 1
             if depth == 0:
                 return index + 1

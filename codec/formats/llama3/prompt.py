@@ -110,10 +110,10 @@ def read(tree: Tree[Any], spec: FormatSpec, render: RenderFn) -> Conversation:
     options.update(date_option(date, clock_dated(spec.template)))
     listed = False
     if has_tools and system.startswith(SYSTEM_TOOLS):
-        tools, system = _listing(system[len(SYSTEM_TOOLS) :])
+        tools, system = listing(system[len(SYSTEM_TOOLS) :])
         options["tools_in_user_message"], listed = False, True
     elif has_tools and rest and rest[0].kind == "user" and rest[0].text.startswith(USER_TOOLS):
-        tools, first = _listing(rest[0].text[len(USER_TOOLS) :])
+        tools, first = listing(rest[0].text[len(USER_TOOLS) :])
         rest, listed = [_Block("user", first), *rest[1:]], True
     if listed and not tools:  # ``tools=[]`` writes the block: a conversation's tools cannot say so
         options["custom_tools"] = []
@@ -157,7 +157,7 @@ def _date(text: str) -> tuple[str, str]:
     return body[:end], body[end + 2 :]
 
 
-def _listing(text: str) -> tuple[list[dict[str, Any]], str]:
+def listing(text: str) -> tuple[list[dict[str, Any]], str]:
     """The tools at the start of ``text`` and the text after them: each ``t | tojson(indent=4)``
     and a blank line (``{{- "\\n\\n" }}``); a value is a tool only if it reads back to the very
     text the template writes for it."""
