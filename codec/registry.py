@@ -813,7 +813,8 @@ FORMATS: dict[str, FormatSpec] = {
             call_id_length=9,  # raise_exception("Tool call IDs should be alphanumeric strings with length 9!")
             empty_tools_block=True,  # `[AVAILABLE_TOOLS] [[/AVAILABLE_TOOLS]`: the `]` is written after a tool
             system_in_user=True,  # `"[INST] " + system_message + "\n\n" + message["content"]`, the last user message
-            unread_call_id=r',\s*"id"\s*:\s*"(?:[^"\\]|\\.)*"',  # `', "id": "' + tool_call.id + '"}'`: after the arguments
+            # `', "id": "' + tool_call.id + '"}'`: after the arguments, a JSON string
+            unread_call_id=r',\s*"id"\s*:\s*"(?:[^"\\]|\\.)*"',
         ),
         FormatSpec(
             name="intern-s1",
