@@ -184,9 +184,9 @@ class StreamParser:
         """Parse ``chunk``; the events it completes."""
         if self._failed is not None or self._closed:
             self._check_usable()
-        if self._spelled_on:
-            chunk = self._spell_on(chunk)
         try:
+            if self._spelled_on:
+                chunk = self._spell_on(chunk)
             if self._run is not None and not self._queue and self._scanner.passes(chunk):
                 # The hot path: one more piece of a run of free text, no marker in sight.
                 budget = self._budget - len(chunk)
