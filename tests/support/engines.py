@@ -96,6 +96,12 @@ def _unstopped(fmt: str, completion: str, options: dict[str, Any]) -> str:
         if _seen(expected(fmt, shorter, options)) != _seen(expected(fmt, completion, options)):
             break
         completion = shorter
+    # So does a last character the parse does without (Llama 4's `]`, which it inserts where the
+    # list ends with the output).
+    while len(completion) > 1 and _seen(expected(fmt, completion[:-1], options)) == _seen(
+        expected(fmt, completion, options)
+    ):
+        completion = completion[:-1]
     return completion
 
 
