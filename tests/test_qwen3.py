@@ -86,6 +86,20 @@ def test_double_encoded_arguments_are_read_leniently() -> None:
     assert _streamed(text)[0] == reply
 
 
+def test_text_after_the_arguments_of_an_object_read_whole_is_kept() -> None:
+    """The fuzz finding of 2026-12-05: with the name last, the object is read whole and its
+    arguments read as a string, ``{"city": "Paris"}true``; reading that string again dropped the
+    ``true``. The call stays, and the object is kept as content, as for other members."""
+    body = '{"arguments": {"city": "Paris"}true, "name": "get_weather"}'
+    text = THOUGHT + f"<tool_call>\n{body}\n</tool_call>"
+    reply = codec.load("qwen3").parse(text, tools=TOOLS, id_factory=ids)
+    assert reply.tool_calls[0].arguments == {"city": "Paris"}
+    assert reply.content is not None and body in reply.content
+    assert [d.code for d in reply.diagnostics] == ["invalid_arguments", "arguments_repaired"]
+    for size in (1, 5):
+        assert _streamed(text, size)[0] == reply
+
+
 def test_a_call_inside_an_unclosed_thought_is_a_call() -> None:
     text = '<think>\nI will look it up.\n<tool_call>\n{"name": "get_weather", "arguments": {}}\n</tool_call>'
     reply = codec.load("qwen3").parse(text, tools=TOOLS)

@@ -28,6 +28,7 @@ from lark.lexer import PatternStr, TerminalDef
 from lark.load_grammar import load_grammar
 
 from codec._resources import read_text
+from codec.engine.regex_prefix import prefix_regex
 
 COMPLETION_START = "assistant_turn"
 PROMPT_START = "conversation"
@@ -48,6 +49,9 @@ class Pattern:
     # A regex of one character every match starts with (``None``: it may start with any): the
     # lexer skips the patterns the next character rules out.
     first: re.Pattern[str] | None = None
+    # A regex of every text that may still grow into a match (``prefix_regex``; ``None``: not
+    # known): the lexer waits while what arrived is one.
+    prefix: re.Pattern[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -103,7 +107,9 @@ def pattern_of(term: TerminalDef) -> Pattern:
     """The pattern terminal ``term`` as the engine matches it."""
     literal = term.pattern.value if isinstance(term.pattern, PatternStr) else None
     source = term.pattern.to_regexp()
-    return Pattern(term.name, re.compile(source), term.priority, literal, _body(source), _first(source))
+    return Pattern(
+        term.name, re.compile(source), term.priority, literal, _body(source), _first(source), prefix_regex(source)
+    )
 
 
 def _first(source: str) -> re.Pattern[str] | None:

@@ -56,8 +56,9 @@ class Lexer:
     def next(self, buffer: str, final: bool) -> tuple[str, str] | str | None:
         """The next ``(terminal, text)`` at the start of ``buffer``, ``WAIT``, or ``None`` when no
         accepted pattern matches there (the text does not follow the grammar)."""
-        best = _longest(self.starting(buffer), buffer)
-        if not final and _could_grow(self, buffer, best):
+        candidates = self.starting(buffer)
+        best = _longest(candidates, buffer)
+        if not final and (_could_grow(self, buffer, best) or _may_become(candidates, buffer, best)):
             return WAIT
         if best is not None:
             return best
@@ -101,6 +102,13 @@ def _longest(candidates: list[Pattern], buffer: str) -> tuple[str, str] | None:
             if best is None or rank[:2] > best[:2]:
                 best = rank
     return None if best is None else (best[2], best[3])
+
+
+def _may_become(candidates: list[Pattern], buffer: str, best: tuple[str, str] | None) -> bool:
+    """Whether all of ``buffer`` may yet grow into a match longer than ``best`` (Hermes'
+    ``\\n{"name"`` into a call head): a decision now would depend on where the chunk ended."""
+    longest = 0 if best is None else len(best[1])
+    return len(buffer) > longest and any(p.prefix is not None and p.prefix.fullmatch(buffer) for p in candidates)
 
 
 def _could_grow(lexer: Lexer, buffer: str, best: tuple[str, str] | None) -> bool:

@@ -178,6 +178,9 @@ class CallObject(JsonArgumentsText):
         if isinstance(arguments, str):
             again = decode_arguments(arguments, self._context.parameters(), max_depth=self._context.limits.max_depth)
             arguments = again.value if again is not None else None
+            if again is not None and not lossless(again.repairs):  # `{"a": 1}true`: the `true` is kept
+                self._context.report("invalid_arguments", f"{given} that lose text when read: kept as content", at)
+                self._context.content(whole)
         if not isinstance(arguments, dict):
             self._context.report("invalid_arguments", "a call object whose arguments are not an object", at)
             self._context.content(whole)
