@@ -36,7 +36,7 @@ from test_prompt_roundtrip import completion_after, expected_reply, made_up_id, 
 NOW = datetime(2026, 11, 30)
 HISTORY = [{"role": "user", "content": "Go."}]
 PROPERTY = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-"""No ``max_examples``: the profile's (tests/conftest.py; ``ci`` runs 300)."""
+"""No ``max_examples``: the profile's (tests/conftest.py; ``ci`` runs 100)."""
 
 _PYTHON_WORDS = {"True", "False", "None"}
 

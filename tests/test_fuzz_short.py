@@ -24,7 +24,7 @@ import codec
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN = ROOT / "fuzz" / "run.py"
-RUNS = 2000
+RUNS = 1000
 SECONDS = 120  # a safety bound only: the run is bounded by RUNS, so it is the same run every time
 TARGETS = [f"parse-{fmt}" for fmt in codec.formats()] + ["parse-prompt"]
 

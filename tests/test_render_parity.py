@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy
 import pytest
-from hypothesis import event, given
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from transformers.utils import chat_template_utils
 
@@ -32,8 +32,13 @@ from support import goldens
 from support.reference import reference_render
 from support.rendering import codec_render, load_case, load_prompt
 
+# The profile's examples, and no fewer than 300 under ``ci`` (tests/conftest.py): fewer miss
+# template branches.
+PARITY_EXAMPLES = max(settings.default.max_examples, 300 if settings.get_current_profile_name() == "ci" else 0)
+
 
 @pytest.mark.parametrize("fmt", codec.formats())
+@settings(max_examples=PARITY_EXAMPLES)
 @given(data=st.data(), now=dates())
 def test_render_matches_transformers(fmt: str, data: st.DataObject, now: datetime) -> None:
     """Given any conversation, tools and options, codec renders what transformers renders —
