@@ -265,6 +265,12 @@ def kimi_k2_completion(w: Workload) -> str:
     return f"{w.reasoning}\n\n{w.content}{block}<|im_end|>"
 
 
+def kimi_k2_5_completion(w: Workload) -> str:
+    # Kimi K2.5 thinks first (the generation prompt opens <think>), then writes K2's calls.
+    block = kimi_k2_completion(Workload(w.name, "", "", w.calls)).removesuffix("<|im_end|>").lstrip("\n")
+    return f"{w.reasoning}</think>{w.content}{block}<|im_end|>"
+
+
 def minimax_m2_completion(w: Workload) -> str:
     def value(v: Any) -> str:
         return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
@@ -358,6 +364,7 @@ COMPLETIONS: dict[str, Callable[[Workload], str]] = {
     "granite-4-1": granite_completion,  # Granite 4.1 writes Granite 4.0's calls
     "deepseek-v3-2": deepseek_v3_2_completion,
     "intern-s1": intern_s1_completion,
+    "kimi-k2-5": kimi_k2_5_completion,
 }
 
 

@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a so
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the tests' reference renderer
 
 import codec
+from codec.registry import FORMATS
 from support.reference import frozen_clock, reference_tokenizer
 
 NOW = datetime(2026, 3, 14, 9, 26, 53)
@@ -53,13 +54,14 @@ def tools() -> list[dict[str, Any]]:
     ]
 
 
-def conversation(turns: int) -> list[dict[str, Any]]:
-    """``turns`` agent turns in the template form (arguments as objects, reasoning twice)."""
+def conversation(turns: int, id_length: int | None = None) -> list[dict[str, Any]]:
+    """``turns`` agent turns in the template form (arguments as objects, reasoning twice);
+    ``id_length``: the call ids' length, where the template requires one (Mistral v0.3's 9)."""
     messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a careful agent."}]
     for n in range(turns):
         reasoning = f"Turn {n}: I should call tool_{n % 5} to find out."
         call = {
-            "id": f"call_{n:06d}",
+            "id": f"call_{n:06d}" if id_length is None else f"{n:0{id_length}d}",
             "type": "function",
             "function": {"name": f"tool_{n % 5}", "arguments": {"query": f"q{n}", "limit": n}},
         }
@@ -96,7 +98,7 @@ def best_ms(runs: tuple[Callable[[], object], ...], repeat: int) -> list[float]:
 def measure(fmt: str, turns: int, repeat: int) -> tuple[float, float]:
     """(transformers ms, codec ms) for one format and length, after checking equal output."""
     tokenizer, ours = reference_tokenizer(fmt), codec.load(fmt)
-    messages, tool_list = conversation(turns), tools()
+    messages, tool_list = conversation(turns, FORMATS[fmt].call_id_length), tools()
 
     def theirs() -> object:
         return tokenizer.apply_chat_template(messages, tools=tool_list, add_generation_prompt=True, tokenize=False)
