@@ -87,9 +87,7 @@ class _Rewrite:
         if op in (sre.SUBPATTERN, sre.ATOMIC_GROUP):
             return self._group(value, self.whole)
         if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
-            low, high, body = value
-            bound = "" if high == sre.MAXREPEAT else str(high)
-            return f"(?:{self.whole(list(body))}){{{low},{bound}}}"
+            return self._repeated(value, value[0])
         if op in (sre.AT, sre.ASSERT, sre.ASSERT_NOT):
             return ""  # taken as holding: the rewrite may accept more, never less
         raise _Unsupported(op)
@@ -103,15 +101,19 @@ class _Rewrite:
         if op in (sre.SUBPATTERN, sre.ATOMIC_GROUP):
             return self._group(value, self.prefix)
         if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
-            _, high, body = value
-            bound = "" if high == sre.MAXREPEAT else str(high)
-            repeated = f"(?:{self.whole(list(body))}){{0,{bound}}}"
+            body, repeated = value[2], self._repeated(value, 0)
             if _one_character(list(body)):
                 return repeated  # a prefix of a run of single characters is a shorter run
             return f"{repeated}{self.prefix(list(body))}"
         if op in (sre.AT, sre.ASSERT, sre.ASSERT_NOT):
             return ""
         raise _Unsupported(op)
+
+    def _repeated(self, value: tuple[int, int, Any], low: int) -> str:
+        """A repeat's body, whole, from ``low`` times up to the repeat's own bound."""
+        _, high, body = value
+        bound = "" if high == sre.MAXREPEAT else str(high)
+        return f"(?:{self.whole(list(body))}){{{low},{bound}}}"
 
     def _group(self, value: Any, inner: Any) -> str:
         """A group, without its capture, under the flags it sets (``(?i:…)``)."""
